@@ -1,0 +1,83 @@
+"""Frozen, validated specs of RULERv2 tasks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from generators.errors import SpecError
+
+NiahTask = Literal["mk_niah", "mv_niah"]
+KeyKind = Literal["words", "digits"]
+
+DEFAULT_LENGTHS: tuple[int, ...] = (8192, 16384, 32768, 65536, 112640)
+"""8K, 16K, 32K, 64K and 110K (110 x 1024, the paper's stand-in for 128K that leaves room for
+reasoning and output)."""
+
+
+@dataclass(frozen=True)
+class NiahBasicSpec:
+    """Multi-key or multi-value NIAH at the basic (synthetic retrieval) level.
+
+    Attributes:
+        task: ``mk_niah`` (one value for the queried key) or ``mv_niah`` (``n_values`` values).
+        lengths: Target context lengths in tokens.
+        samples: Samples per length.
+        generation_reserve: Tokens of each target kept free for the answer.
+        key_kind: ``words`` (hyphen-joined adjectives and a noun, as RULER's word keys) or
+            ``digits`` (random numbers), the two key kinds of the paper's Appendix D.1.
+        key_length: Words per key for ``words`` (default 2: adjective-noun), digits for ``digits``.
+        value_digits: Digits of each value (the paper's default is 10).
+        n_values: Values sharing the queried key; ``mv_niah`` only (default 4, the paper's).
+    """
+
+    task: NiahTask
+    lengths: tuple[int, ...] = DEFAULT_LENGTHS
+    samples: int = 100
+    generation_reserve: int = 128
+    key_kind: KeyKind = "words"
+    key_length: int = 2
+    value_digits: int = 10
+    n_values: int | None = None
+
+    def __post_init__(self) -> None:
+        _one_of("task", self.task, get_args(NiahTask))
+        _one_of("key_kind", self.key_kind, get_args(KeyKind))
+        if not self.lengths or any(x <= 0 for x in self.lengths):
+            raise SpecError(f"lengths must be positive token counts, got {self.lengths}")
+        if len(set(self.lengths)) != len(self.lengths):
+            raise SpecError(f"lengths must not repeat, got {self.lengths}")
+        if any(x <= self.generation_reserve for x in self.lengths):
+            raise SpecError(
+                f"every length must exceed generation_reserve={self.generation_reserve}, got {self.lengths}"
+            )
+        _at_least("samples", self.samples, 1)
+        _at_least("generation_reserve", self.generation_reserve, 0)
+        _at_least("key_length", self.key_length, 1)
+        _at_least("value_digits", self.value_digits, 1)
+        if self.n_values is not None:
+            _at_least("n_values", self.n_values, 1)
+            if self.task == "mk_niah" and self.n_values != 1:
+                raise SpecError(f"n_values applies to mv_niah only; mk_niah has one value, got {self.n_values}")
+
+    @property
+    def values_per_key(self) -> int:
+        """How many needles share the queried key: 1 for ``mk_niah``, ``n_values`` (4) for ``mv_niah``."""
+        if self.task == "mk_niah":
+            return 1
+        return 4 if self.n_values is None else self.n_values
+
+    @property
+    def config_name(self) -> str:
+        """The release config this spec fills, e.g. ``mk_niah_basic``."""
+        return f"{self.task}_basic"
+
+
+def _one_of(name: str, value: object, valid: tuple[object, ...]) -> None:
+    if value not in valid:
+        raise SpecError(f"{name} must be one of {', '.join(map(str, valid))}; got {value!r}")
+
+
+def _at_least(name: str, value: int, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise SpecError(f"{name} must be an integer >= {low}, got {value!r}")
