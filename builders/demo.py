@@ -1,0 +1,29 @@
+"""``needlework build demo``: every benchmark implemented so far, small, on its embedded default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from builders import rulerv2
+from generators.tokens import TokenCounter
+from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
+
+DEMO_LENGTHS = (4096, 8192, 16384)
+DEMO_SAMPLES = 10
+
+
+@dataclass(frozen=True)
+class DemoReport:
+    """Where each benchmark's demo release was written."""
+
+    releases: dict[str, Path]
+
+
+def build_demo(out: Path, *, seed: int = 0, tokenizer: str = DEFAULT_TOKENIZER, progress: bool = True) -> DemoReport:
+    """Build one small release per benchmark under ``out/<benchmark>``, offline."""
+    tokens: TokenCounter = load_tokenizer(tokenizer)
+    out = Path(out)
+    spec = rulerv2.RulerV2Build(lengths=DEMO_LENGTHS, samples=DEMO_SAMPLES, seed=seed, tokenizer=tokenizer)
+    rulerv2.build(spec, out / "rulerv2", tokens=tokens, progress=progress)
+    return DemoReport({"rulerv2": out / "rulerv2"})

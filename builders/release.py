@@ -1,0 +1,216 @@
+"""Writing a release: a folder that ``datasets.load_dataset(folder, config)`` reads as it is.
+
+Layout::
+
+    README.md                                       the card, with configs: and dataset_info YAML
+    manifest.json                                   version, build args, seed, tokenizer, hashes
+    {config}/{split}-{i:05d}-of-{n:05d}.parquet     row shards, written as rows arrive
+
+The release is written into a hidden temporary folder beside the target and swapped into place
+only when complete, so an interrupted build leaves the previous release (or nothing) at the
+target. Rows are buffered one row group at a time; memory does not grow with the row count.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Mapping
+
+import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from builders.card import CardFacts, render_card
+from builders.hashing import ContentHash
+from generators.errors import ReleaseError
+
+MANIFEST = "manifest.json"
+CARD = "README.md"
+ROW_GROUP_BYTES = 32 * 2**20
+SHARD_BYTES = 256 * 2**20
+
+
+def shard_name(split: str, index: int, total: int) -> str:
+    """File name of shard ``index`` (0-based) of ``total`` for a split."""
+    return f"{split}-{index:05d}-of-{total:05d}.parquet"
+
+
+@dataclass
+class _SplitWriter:
+    """Streams the rows of one config split into size-bounded Parquet shards."""
+
+    folder: Path
+    split: str
+    schema: pa.Schema
+    row_group_bytes: int
+    shard_bytes: int
+    rows: int = 0
+    hash: ContentHash = field(default_factory=ContentHash)
+    _buffer: list[dict] = field(default_factory=list)
+    _buffer_bytes: int = 0
+    _writer: pq.ParquetWriter | None = None
+    _shard_bytes_written: int = 0
+    _parts: list[Path] = field(default_factory=list)
+    num_bytes: int = 0
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        self._buffer.append(dict(row))
+        self._buffer_bytes += sum(len(v) for v in row.values() if isinstance(v, str))
+        if self._buffer_bytes >= self.row_group_bytes:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._buffer:
+            return
+        try:
+            table = pa.Table.from_pylist(self._buffer, schema=self.schema)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError) as err:
+            raise ReleaseError(f"{self.folder.name}/{self.split}: a row does not match the declared features: {err}") from err
+        self.hash.update_rows(table.to_pylist())
+        if self._writer is None:
+            part = self.folder / f"{self.split}-{len(self._parts):05d}.parquet.part"
+            self._parts.append(part)
+            self._writer = pq.ParquetWriter(part, self.schema, compression="zstd")
+            self._shard_bytes_written = 0
+        self._writer.write_table(table)
+        self.rows += table.num_rows
+        self.num_bytes += table.nbytes
+        self._shard_bytes_written += table.nbytes
+        self._buffer, self._buffer_bytes = [], 0
+        if self._shard_bytes_written >= self.shard_bytes:
+            self._writer.close()
+            self._writer = None
+
+    def close(self) -> list[str]:
+        """Flush, close and give shards their final names; returns them relative to the release."""
+        self._flush()
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        if not self._parts:
+            part = self.folder / f"{self.split}-00000.parquet.part"
+            pq.write_table(self.schema.empty_table(), part, compression="zstd")
+            self._parts.append(part)
+        names = []
+        for i, part in enumerate(self._parts):
+            final = self.folder / shard_name(self.split, i, len(self._parts))
+            part.rename(final)
+            names.append(f"{self.folder.name}/{final.name}")
+        return names
+
+
+class ReleaseWriter:
+    """Context manager that builds a release folder atomically.
+
+    Example::
+
+        with ReleaseWriter(out, facts) as release:
+            release.declare("mk_niah_basic", features)
+            for row in rows:
+                release.write("mk_niah_basic", "test", row)
+
+    On a clean exit the manifest and card are written and the folder is swapped into place; on an
+    exception (or ``KeyboardInterrupt``) the temporary folder is removed and the target is left
+    untouched.
+    """
+
+    def __init__(
+        self,
+        out: Path,
+        facts: CardFacts,
+        manifest: Mapping[str, Any],
+        *,
+        row_group_bytes: int = ROW_GROUP_BYTES,
+        shard_bytes: int = SHARD_BYTES,
+    ) -> None:
+        self.out = Path(out)
+        self.facts = facts
+        self.manifest = dict(manifest)
+        self._row_group_bytes = row_group_bytes
+        self._shard_bytes = shard_bytes
+        self._features: dict[str, datasets.Features] = {}
+        self._splits: dict[tuple[str, str], _SplitWriter] = {}
+        self._tmp: Path | None = None
+
+    def __enter__(self) -> "ReleaseWriter":
+        _check_replaceable(self.out)
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", suffix=".partial", dir=self.out.parent))
+        self._tmp.chmod(0o755)  # mkdtemp makes it private; a release is meant to be shared
+        return self
+
+    def declare(self, config: str, features: datasets.Features) -> None:
+        """Declare a config and its features before writing its rows."""
+        if config in self._features:
+            raise ReleaseError(f"config {config!r} declared twice")
+        self._features[config] = features
+
+    def write(self, config: str, split: str, row: Mapping[str, Any]) -> None:
+        """Append one row to a config split."""
+        if self._tmp is None:
+            raise ReleaseError("ReleaseWriter.write called outside its with-block")
+        if config not in self._features:
+            raise ReleaseError(f"config {config!r} was not declared; declared: {', '.join(sorted(self._features))}")
+        key = (config, split)
+        if key not in self._splits:
+            folder = self._tmp / config
+            folder.mkdir(exist_ok=True)
+            self._splits[key] = _SplitWriter(
+                folder, split, self._features[config].arrow_schema, self._row_group_bytes, self._shard_bytes
+            )
+        self._splits[key].add(row)
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        assert self._tmp is not None
+        try:
+            if exc_type is None:
+                self._finish(self._tmp)
+                _swap_into_place(self._tmp, self.out)
+        finally:
+            if self._tmp.exists():
+                shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def _finish(self, tmp: Path) -> None:
+        configs: dict[str, dict] = {}
+        for config in sorted(self._features):
+            splits = {}
+            for (c, split), writer in sorted(self._splits.items()):
+                if c != config:
+                    continue
+                files = writer.close()
+                splits[split] = {
+                    "rows": writer.rows,
+                    "num_bytes": writer.num_bytes,
+                    "content_sha256": writer.hash.hexdigest(),
+                    "files": files,
+                }
+            if not splits:
+                raise ReleaseError(f"config {config!r} was declared but no rows were written")
+            configs[config] = {"splits": splits}
+        manifest = {**self.manifest, "configs": configs}
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+        (tmp / CARD).write_text(render_card(self.facts, manifest, self._features), encoding="utf-8")
+
+
+def _check_replaceable(out: Path) -> None:
+    if out.exists() and not (out.is_dir() and ((out / MANIFEST).is_file() or not any(out.iterdir()))):
+        raise ReleaseError(f"{out} exists and is not a needlework release (no {MANIFEST}); refusing to replace it")
+
+
+def _swap_into_place(tmp: Path, out: Path) -> None:
+    """Replace ``out`` by ``tmp`` with renames, so readers never see a partial release."""
+    if not out.exists():
+        tmp.rename(out)
+        return
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    out.rename(old)
+    tmp.rename(out)
+    shutil.rmtree(old, ignore_errors=True)

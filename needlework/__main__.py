@@ -1,0 +1,3 @@
+from needlework.cli import main
+
+main()

@@ -1,0 +1,144 @@
+"""The ``needlework`` command: parses options and calls builder functions that tests call too."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Callable, TypeVar
+
+import click
+import polars as pl
+
+from generators.errors import NeedleworkError
+
+F = TypeVar("F", bound=Callable)
+
+
+class UserError(click.ClickException):
+    """A domain error shown as one ``error: ...`` line with exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:  # noqa: D102 - click's hook
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def _int_list(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    try:
+        return tuple(int(v.strip().replace("_", "")) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
+
+
+def _str_list(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def _domain_errors(fn: F) -> F:
+    """Turn needlework and OS errors raised by ``fn`` into one-line user errors."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (NeedleworkError, OSError) as err:
+            raise UserError(str(err)) from err
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group()
+@click.version_option(package_name="needlework", message="needlework %(version)s")
+def main() -> None:
+    """Build long-context needle-in-a-haystack benchmarks as Hugging Face datasets."""
+
+
+@main.group()
+def build() -> None:
+    """Build a benchmark release into a folder."""
+
+
+@build.command("rulerv2")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Release folder to write.")
+@click.option("--tasks", callback=_str_list, default=None, help="Comma-separated tasks (default: all implemented).")
+@click.option("--lengths", callback=_int_list, default=None, help="Comma-separated target lengths in tokens.")
+@click.option("--samples", type=int, default=100, show_default=True, help="Samples per length.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--tokenizer", default=None, help="Tokenizer spec (default qwen2.5; e.g. cl100k_base, hf:PATH).")
+@click.option("--generation-reserve", type=int, default=128, show_default=True, help="Tokens kept free for the answer.")
+@click.option("--key-kind", type=click.Choice(["words", "digits"]), default="words", show_default=True)
+@click.option("--key-length", type=int, default=2, show_default=True, help="Words (or digits) per key.")
+@click.option("--value-digits", type=int, default=10, show_default=True)
+@click.option("--n-values", type=int, default=None, help="Values of the queried key in mv_niah (default 4).")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@_domain_errors
+def build_rulerv2(out: Path, tasks, lengths, samples, seed, tokenizer, generation_reserve, key_kind, key_length, value_digits, n_values, quiet) -> None:
+    """RULERv2 tasks at the chosen lengths."""
+    from builders import rulerv2
+
+    defaults = rulerv2.RulerV2Build()
+    spec = rulerv2.RulerV2Build(
+        tasks=tasks or defaults.tasks,
+        lengths=lengths or defaults.lengths,
+        samples=samples,
+        seed=seed,
+        tokenizer=tokenizer or defaults.tokenizer,
+        generation_reserve=generation_reserve,
+        key_kind=key_kind,
+        key_length=key_length,
+        value_digits=value_digits,
+        n_values=n_values,
+    )
+    report = rulerv2.build(spec, out, progress=not quiet)
+    click.echo(f"wrote {report.out} ({sum(report.rows.values()):,} rows in {len(report.rows)} configs)")
+
+
+@build.command("demo")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to hold one release per benchmark.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--tokenizer", default=None, help="Tokenizer spec (default qwen2.5).")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@_domain_errors
+def build_demo(out: Path, seed: int, tokenizer: str | None, quiet: bool) -> None:
+    """Every implemented benchmark, small, on its embedded default (offline)."""
+    from builders.demo import build_demo as run
+    from needlework.tokenizers import DEFAULT_TOKENIZER
+
+    report = run(out, seed=seed, tokenizer=tokenizer or DEFAULT_TOKENIZER, progress=not quiet)
+    for name, path in report.releases.items():
+        click.echo(f"{name}: {path}")
+
+
+@main.command()
+@click.argument("release", type=click.Path(path_type=Path))
+@_domain_errors
+def validate(release: Path) -> None:
+    """Recompute content hashes and check that card, files and manifest agree (exit 1 if not)."""
+    from builders.validate import validate_release
+
+    problems = validate_release(release)
+    for problem in problems:
+        click.echo(problem)
+    if problems:
+        raise SystemExit(1)
+    click.echo(f"{release}: valid")
+
+
+@main.command()
+@click.argument("release", type=click.Path(path_type=Path))
+@_domain_errors
+def info(release: Path) -> None:
+    """Configs, rows and token statistics of a release."""
+    from builders.info import summarize_release
+
+    manifest, summaries = summarize_release(release)
+    tok = manifest.get("tokenizer", {})
+    click.echo(f"{manifest.get('benchmark')}  needlework {manifest.get('needlework_version')}  seed {manifest.get('seed')}")
+    click.echo(f"tokenizer {tok.get('name')}  fingerprint {str(tok.get('fingerprint'))[:16]}")
+    for s in summaries:
+        click.echo(f"\n{s.config}/{s.split}: {s.rows:,} rows")
+        if s.by_target is not None:
+            with pl.Config(tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+                click.echo(str(s.by_target))
