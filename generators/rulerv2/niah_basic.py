@@ -2,19 +2,23 @@
 
 Every line of the context is "One of the special magic numbers for {key} is: {value}."; keys
 are unique within a sample, so exactly one key (the queried one) owns the answer value(s). For
-``mv_niah`` the queried key has ``n_values`` lines at independent random depths. Line token
-counts are predicted from piece counts measured once per build (key words, 1-3 digit groups and
-the template), so each sample costs one verifying encode.
+``mv_niah`` the queried key has ``n_values`` lines at independent random depths.
+
+Cost: keys and values are drawn as mixed-radix codes without replacement (unique by
+construction), their token counts are predicted with array arithmetic from piece counts measured
+once per build (key words, 1-3 digit groups, the template), and only the lines that can fit are
+formatted, so a sample costs little more than its one verifying encode.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from string import Formatter
+from typing import Iterator, Sequence
 
 import numpy as np
 
-from generators.budget import DigitCounts, PieceCounts, TokenBudget
+from generators.budget import DigitCounts, PieceCounts, TokenBudget, units_that_fit
 from generators.errors import SpecError
 from generators.haystack import Frame, fill_haystack
 from generators.rulerv2.spec import NiahBasicSpec
@@ -23,6 +27,11 @@ from generators.seeding import rng_for
 from generators.tokens import TokenCounter
 
 BENCHMARK = "rulerv2"
+_CODE_LIMIT = 2**62
+
+
+def _is_key_word(word: str) -> bool:
+    return word.isascii() and word.isalpha() and word.islower()
 
 
 @dataclass(frozen=True)
@@ -47,96 +56,107 @@ class KeyWords:
         return vocab
 
 
-def _is_key_word(word: str) -> bool:
-    return word.isascii() and word.isalpha() and word.islower()
+def draw_unique(rng: np.random.Generator, radices: Sequence[int], n: int) -> np.ndarray:
+    """``n`` distinct tuples of digits in the given radices (most significant first), as rows.
 
+    When the tuple space fits in an int64 the tuples are drawn as codes without replacement;
+    otherwise rows are drawn and de-duplicated (collisions are then vanishingly rare).
+    """
+    space = int(np.prod([int(r) for r in radices], dtype=object))
+    if n > space:
+        raise SpecError(f"cannot draw {n} distinct items from a space of {space}")
+    if space < _CODE_LIMIT:
+        codes = rng.choice(space, size=n, replace=False)
+        rows = np.empty((n, len(radices)), dtype=np.int64)
+        for col in range(len(radices) - 1, -1, -1):
+            codes, rows[:, col] = np.divmod(codes, radices[col])
+        return rows
 
-@dataclass(frozen=True)
-class _Keys:
-    """Drawn keys (or values) of one sample: their strings and predicted token counts."""
+    def draw(m: int) -> np.ndarray:
+        return np.stack([rng.integers(0, r, m) for r in radices], axis=1)
 
-    text: list[str]
-    tokens: np.ndarray
-
-
-class _LinePricing:
-    """Predicted token counts of needle lines, from pieces counted once per build."""
-
-    def __init__(self, spec: NiahBasicSpec, template: NiahTemplate, words: KeyWords, tokens: TokenCounter) -> None:
-        pieces = PieceCounts(tokens)
-        self.spec, self.template, self.words, self.tokens = spec, template, words, tokens
-        self.digits = DigitCounts(pieces)
-        self.adj_lead = pieces.counts([" " + w for w in words.adjectives])
-        self.adj_join = pieces.counts(["-" + w for w in words.adjectives])
-        self.noun_lead = pieces.counts([" " + w for w in words.nouns])
-        self.noun_join = pieces.counts(["-" + w for w in words.nouns])
-        ref_key = self._draw_keys(np.random.default_rng(0), 1)
-        ref_value = self._draw_digits(np.random.default_rng(0), 1, spec.value_digits)
-        ref_line = self.line(ref_key.text[0], ref_value.text[0])
-        self.base = pieces.count(ref_line) - int(ref_key.tokens[0]) - int(ref_value.tokens[0])
-        shortest_key = (
-            int(self.noun_lead.min()) if spec.key_length == 1 else int(self.adj_lead.min())
-        ) if spec.key_kind == "words" else 1
-        self.min_line_tokens = max(1, self.base + shortest_key + 1)
-
-    def line(self, key: str, value: str) -> str:
-        """One needle line with its newline."""
-        return self.template.needle.format(key=key, value=value) + "\n"
-
-    def key_space(self) -> int:
-        """How many distinct keys the spec can draw."""
-        k = self.spec.key_length
-        if self.spec.key_kind == "digits":
-            return 9 * 10 ** (k - 1)
-        return len(self.words.adjectives) ** (k - 1) * len(self.words.nouns)
-
-    def _draw_keys(self, rng: np.random.Generator, n: int) -> _Keys:
-        if self.spec.key_kind == "digits":
-            return self._draw_digits(rng, n, self.spec.key_length)
-        adjs, nouns, k = self.words.adjectives, self.words.nouns, self.spec.key_length
-
-        def draw(m: int) -> np.ndarray:
-            cols = [rng.integers(0, len(adjs), m) for _ in range(k - 1)]
-            return np.stack([*cols, rng.integers(0, len(nouns), m)], axis=1)
-
-        rows = _unique_rows(draw, n)
-        text = ["-".join([*(adjs[a] for a in r[:-1]), nouns[r[-1]]]) for r in rows.tolist()]
-        if k == 1:
-            tok = self.noun_lead[rows[:, 0]]
-        else:
-            tok = self.adj_lead[rows[:, 0]] + self.adj_join[rows[:, 1:-1]].sum(axis=1) + self.noun_join[rows[:, -1]]
-        return _Keys(text, tok)
-
-    def _draw_digits(self, rng: np.random.Generator, n: int, width: int) -> _Keys:
-        def draw(m: int) -> np.ndarray:
-            d = rng.integers(0, 10, (m, width))
-            d[:, 0] = rng.integers(1, 10, m)
-            return d
-
-        rows = _unique_rows(draw, n)
-        text = np.ascontiguousarray((rows + 48).astype(np.uint8)).view(f"S{width}").ravel().astype(str).tolist()
-        return _Keys(text, self.digits.predict(rows))
-
-    def draw(self, rng: np.random.Generator, n_keys: int, n_values: int) -> tuple[_Keys, _Keys]:
-        """``n_keys`` unique keys and ``n_values`` unique values for one sample."""
-        if n_keys > self.key_space():
-            raise SpecError(
-                f"{self.spec.key_kind} keys of length {self.spec.key_length} allow only "
-                f"{self.key_space()} distinct keys, but a sample needs up to {n_keys}; use longer keys"
-            )
-        if n_values > 9 * 10 ** (self.spec.value_digits - 1):
-            raise SpecError(f"value_digits={self.spec.value_digits} cannot give {n_values} distinct values")
-        return self._draw_keys(rng, n_keys), self._draw_digits(rng, n_values, self.spec.value_digits)
-
-
-def _unique_rows(draw: Callable[[int], np.ndarray], n: int) -> np.ndarray:
-    """The first ``n`` distinct rows, in drawing order, drawing more while duplicates remain."""
     rows = draw(n)
     while True:
         _, first = np.unique(rows, axis=0, return_index=True)
         if len(first) >= n:
             return rows[np.sort(first)[:n]]
         rows = np.concatenate([rows, draw(n - len(first) + 8)])
+
+
+def _needle_pieces(template: NiahTemplate) -> tuple[str, str, str]:
+    """The literal text before the key, between key and value, and after the value."""
+    parsed = list(Formatter().parse(template.needle))
+    fields = [f for _, f, _, _ in parsed if f is not None]
+    if fields != ["key", "value"]:
+        raise SpecError(f"a needle template needs {{key}} then {{value}}, got fields {fields}")
+    return parsed[0][0], parsed[1][0], (parsed[2][0] if len(parsed) > 2 else "") + "\n"
+
+
+class _Lines:
+    """Draws, prices and formats the needle lines of one spec; prices are measured once per build."""
+
+    def __init__(self, spec: NiahBasicSpec, template: NiahTemplate, words: KeyWords, tokens: TokenCounter) -> None:
+        self.spec, self.words, self.tokens = spec, words, tokens
+        self.pre, self.mid, self.post = _needle_pieces(template)
+        pieces = PieceCounts(tokens)
+        self.digits = DigitCounts(pieces)
+        k = spec.key_length
+        if spec.key_kind == "digits":
+            self.key_radices = (9, *([10] * (k - 1)))
+        else:
+            self.key_radices = (*([len(words.adjectives)] * (k - 1)), len(words.nouns))
+            # A key's first word carries the space before it; later words carry their hyphen.
+            first_words = words.nouns if k == 1 else words.adjectives
+            self.first_word = pieces.counts([" " + w for w in first_words])
+            self.adj_join = pieces.counts(["-" + w for w in words.adjectives]) if k > 2 else np.zeros(0, np.int64)
+            self.noun_join = pieces.counts(["-" + w for w in words.nouns]) if k > 1 else np.zeros(0, np.int64)
+        self.value_radices = (9, *([10] * (spec.value_digits - 1)))
+        ref_key, ref_value = np.zeros((1, len(self.key_radices)), np.int64), np.zeros((1, len(self.value_radices)), np.int64)
+        ref_line = self.format(ref_key, ref_value)[0]
+        self.base = pieces.count(ref_line) - int(self.key_tokens(ref_key)[0]) - int(self.value_tokens(ref_value)[0])
+        self.shortest = max(1, self.base + 2)
+
+    def key_tokens(self, rows: np.ndarray) -> np.ndarray:
+        """Predicted tokens of each key, with the space before it."""
+        if self.spec.key_kind == "digits":
+            return self.digits.predict(_as_digits(rows))
+        total = self.first_word[rows[:, 0]].copy()
+        if rows.shape[1] > 1:
+            total += self.adj_join[rows[:, 1:-1]].sum(axis=1) + self.noun_join[rows[:, -1]]
+        return total
+
+    def value_tokens(self, rows: np.ndarray) -> np.ndarray:
+        """Predicted tokens of each value."""
+        return self.digits.predict(_as_digits(rows))
+
+    def key_text(self, rows: np.ndarray) -> list[str]:
+        """Key strings of drawn rows."""
+        if self.spec.key_kind == "digits":
+            return _digit_text(rows)
+        adjs, nouns = self.words.adjectives, self.words.nouns
+        columns = [[adjs[i] for i in col] for col in rows[:, :-1].T.tolist()]
+        columns.append([nouns[i] for i in rows[:, -1].tolist()])
+        return columns[0] if len(columns) == 1 else list(map("-".join, zip(*columns)))
+
+    def format(self, key_rows: np.ndarray, value_rows: np.ndarray) -> list[str]:
+        """Needle lines, each ending in a newline."""
+        pre, mid, post = self.pre, self.mid, self.post
+        return [f"{pre}{k}{mid}{v}{post}" for k, v in zip(self.key_text(key_rows), _digit_text(value_rows))]
+
+
+def _as_digits(rows: np.ndarray) -> np.ndarray:
+    """Digit rows of numbers drawn with radices (9, 10, ...): the first digit is 1-9."""
+    digits = rows.copy()
+    digits[:, 0] += 1
+    return digits
+
+
+def _digit_text(rows: np.ndarray) -> list[str]:
+    digits = _as_digits(rows)
+    width = digits.shape[1]
+    if width <= 18:
+        return [str(v) for v in (digits @ (10 ** np.arange(width - 1, -1, -1, dtype=np.int64))).tolist()]
+    return np.ascontiguousarray((digits + 48).astype(np.uint8)).view(f"S{width}").ravel().astype(str).tolist()
 
 
 def generate(
@@ -157,40 +177,41 @@ def generate(
         token offset, realized depth in percent of context tokens).
     """
     template = NIAH_BASIC[spec.task]
-    pricing = _LinePricing(spec, template, words, tokens)
+    lines = _Lines(spec, template, words, tokens)
     for length in spec.lengths:
         budget = TokenBudget(length, spec.generation_reserve)
         for index in range(spec.samples):
-            yield _sample(spec, template, pricing, budget, seed, index)
+            yield _sample(spec, template, lines, budget, seed, index)
 
 
-def _sample(
-    spec: NiahBasicSpec,
-    template: NiahTemplate,
-    pricing: _LinePricing,
-    budget: TokenBudget,
-    seed: int,
-    index: int,
-) -> dict:
+def _sample(spec: NiahBasicSpec, template: NiahTemplate, lines: _Lines, budget: TokenBudget, seed: int, index: int) -> dict:
     key_id = f"len={budget.target_tokens}/i={index:04d}"
     rng = rng_for(seed, BENCHMARK, spec.config_name, key_id)
     k = spec.values_per_key
-    n_cap = budget.limit // pricing.min_line_tokens + 1
-    keys, values = pricing.draw(rng, n_cap + 1, n_cap + k)
-    query = keys.text[0]
-    needle_values = values.text[:k]
-    needles = [pricing.line(query, v) for v in needle_values]
-    needle_tokens = pricing.base + keys.tokens[0] + values.tokens[:k]
-    units = [pricing.line(key, v) for key, v in zip(keys.text[1:], values.text[k:])]
-    unit_tokens = pricing.base + keys.tokens[1:] + values.tokens[k:]
+    n_cap = budget.limit // lines.shortest + 1
+    keys = draw_unique(rng, lines.key_radices, n_cap + 1)
+    values = draw_unique(rng, lines.value_radices, n_cap + k)
     depths = rng.uniform(0.0, 100.0, k).tolist()
+    key_tokens, value_tokens = lines.key_tokens(keys), lines.value_tokens(values)
+    needles = lines.format(keys[[0] * k], values[:k])
+    needle_tokens = lines.base + key_tokens[0] + value_tokens[:k]
+    unit_tokens = lines.base + key_tokens[1:] + value_tokens[k:]
+
+    query = lines.key_text(keys[:1])[0]
     frame = Frame(
         prefix=template.intro + "\n",
         suffix=template.question.format(key=query) + template.answer_prefix.format(key=query),
     )
-    frame_tokens = pricing.tokens.count(frame.prefix) + pricing.tokens.count(frame.suffix)
-    fitted = fill_haystack(units, unit_tokens, needles, needle_tokens, depths, frame, frame_tokens, budget, pricing.tokens)
+    frame_tokens = lines.tokens.count(frame.prefix) + lines.tokens.count(frame.suffix)
+    # Format only the lines that can fit, with a margin for corrections.
+    fit = units_that_fit(unit_tokens, budget.limit - frame_tokens - int(needle_tokens.sum()))
+    n_make = min(len(unit_tokens), fit + fit // 50 + 16)
+    units = lines.format(keys[1 : n_make + 1], values[k : k + n_make])
+    fitted = fill_haystack(
+        units, unit_tokens[:n_make], needles, needle_tokens, depths, frame, frame_tokens, budget, lines.tokens
+    )
     order = sorted(range(k), key=lambda i: fitted.placements[i].char_offset)
+    needle_values = _digit_text(values[:k])
     return {
         "id": f"{BENCHMARK}/{spec.config_name}/{key_id}",
         "input": fitted.rendered.text,
@@ -202,7 +223,7 @@ def _sample(
         "target_tokens": budget.target_tokens,
         "n_tokens": fitted.n_tokens,
         "generation_reserve": budget.generation_reserve,
-        "tokenizer": pricing.tokens.name,
+        "tokenizer": lines.tokens.name,
         "n_lines": fitted.n_units + k,
         "needles": [
             {
