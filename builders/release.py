@@ -32,7 +32,7 @@ from generators.errors import ReleaseError
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
-ROW_GROUP_BYTES = 32 * 2**20
+ROW_GROUP_BYTES = 8 * 2**20
 SHARD_BYTES = 256 * 2**20
 
 
