@@ -1,0 +1,1 @@
+"""Evaluation of models on published needlework releases (``python -m eval``); see issue 3."""
