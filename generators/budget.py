@@ -13,10 +13,11 @@ The mechanism every benchmark uses:
    prompt is verified again; if it falls short by more than the tolerance, units are added.
 
 **Tolerance.** Every emitted prompt satisfies ``n_tokens <= limit`` where
-``limit = target_tokens - generation_reserve``. When whole units are used, the slack
-``limit - n_tokens`` is smaller than the next unit's token count plus :data:`JOIN_SLACK`
-(the unit that did not fit); with ``cut`` enabled, the last unit is cut at a token boundary and
-the slack is at most :data:`JOIN_SLACK` tokens. Tests assert both bounds on every row.
+``limit = target_tokens - generation_reserve``, and the slack ``limit - n_tokens`` is smaller
+than the token count of the next unit (the one that did not fit) plus :data:`JOIN_SLACK`.
+Generators whose units may be cut (prose, not key-value lines) make the last unit a
+:func:`cut_at_tokens` prefix, which shrinks the slack to a few tokens. Tests assert the bound on
+every row.
 """
 
 from __future__ import annotations
