@@ -1,0 +1,225 @@
+"""A ``TokenCounter`` on top of ``tiktoken``: byte-level BPE from a ranks file and a split regex."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import unicodedata
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
+
+import numpy as np
+import tiktoken
+
+from generators.errors import TokenizerError
+from needlework.tokenizers._common import canonical_sha256, repair_surrogates
+
+Normalization = Literal["NFC"]
+
+# Below this much text, starting threads costs more than it saves.
+_THREADED_MIN_CHARS = 65_536
+_MAX_THREADS = 8
+
+
+def parse_ranks(vocab: bytes) -> dict[bytes, int]:
+    """Parse a tiktoken ranks file (lines ``base64token rank``) into ``{token bytes: rank}``.
+
+    Args:
+        vocab: The uncompressed file content.
+
+    Returns:
+        The mergeable ranks, as ``tiktoken.Encoding`` expects them.
+
+    Raises:
+        ValueError: A line is not ``base64token rank``, or a token or rank repeats (tiktoken
+            would panic on a repeated rank rather than raise).
+    """
+    ranks: dict[bytes, int] = {}
+    for number, line in enumerate(vocab.splitlines(), start=1):
+        if not line:
+            continue
+        try:
+            encoded, rank_text = line.split()
+            token, rank = base64.b64decode(encoded, validate=True), int(rank_text)
+        except (ValueError, binascii.Error) as error:
+            raise ValueError(f"line {number} is not 'base64token rank': {line[:60]!r}") from error
+        if token in ranks or rank < 0:
+            raise ValueError(f"line {number} repeats a token or has a negative rank: {line[:60]!r}")
+        ranks[token] = rank
+    if not ranks:
+        raise ValueError("no tokens")
+    if len(set(ranks.values())) != len(ranks):
+        raise ValueError("some ranks repeat")
+    return ranks
+
+
+class TiktokenCounter:
+    """Counts tokens with a tiktoken BPE built from a ranks file, a split regex and a normalizer.
+
+    No special tokens are registered, so strings such as ``<|endoftext|>`` in the text are
+    encoded as ordinary text. With ``normalization="NFC"`` the text is NFC-normalized before
+    encoding (as Hugging Face's Qwen2 tokenizer does), and the offsets returned by
+    ``encode_with_offsets`` refer to the normalized text; for text that is already NFC, as most
+    text is, that is the caller's string.
+
+    Attributes:
+        name: Canonical spec, e.g. ``"qwen2.5"``.
+        fingerprint: sha256 over kind, split pattern, normalization and the ranks file's sha256.
+        vocab_sha256: sha256 of the uncompressed ranks file.
+        normalization: ``"NFC"`` or None.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        vocab: bytes,
+        pattern: str,
+        normalization: Normalization | None = None,
+    ) -> None:
+        """Build the encoder.
+
+        Args:
+            name: Canonical spec the counter is known by.
+            vocab: Uncompressed tiktoken ranks file content.
+            pattern: Pre-tokenization regex (tiktoken's ``pat_str``).
+            normalization: ``"NFC"`` to normalize text before encoding, or None.
+
+        Raises:
+            TokenizerError: The normalization is not supported, the ranks file is malformed or
+                the pattern does not compile.
+        """
+        if normalization not in (None, "NFC"):
+            raise TokenizerError(f"tokenizer {name!r}: normalization must be 'NFC' or None, not {normalization!r}")
+        try:
+            ranks = parse_ranks(vocab)
+        except ValueError as error:
+            raise TokenizerError(f"tokenizer {name!r}: malformed ranks file: {error}") from error
+        try:
+            self._encoding = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+        except ValueError as error:
+            raise TokenizerError(f"tokenizer {name!r}: cannot build the encoder: {error}") from error
+        self.name = name
+        self.normalization = normalization
+        self.vocab_sha256 = hashlib.sha256(vocab).hexdigest()
+        self.fingerprint = canonical_sha256(
+            {
+                "kind": "tiktoken",
+                "pattern": pattern,
+                "normalization": normalization,
+                "vocab_sha256": self.vocab_sha256,
+            }
+        )
+        # Byte length per token id, so offsets are one gather and one cumsum instead of a decode.
+        self._token_bytes = np.zeros(max(ranks.values()) + 1, dtype=np.int64)
+        self._token_bytes[np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))] = np.fromiter(
+            map(len, ranks), dtype=np.int64, count=len(ranks)
+        )
+
+    def __repr__(self) -> str:
+        return f"TiktokenCounter(name={self.name!r}, fingerprint={self.fingerprint[:12]!r})"
+
+    def _normalize(self, text: str) -> str:
+        # is_normalized is a quick check that avoids copying the (usually already NFC) text.
+        if self.normalization == "NFC" and not unicodedata.is_normalized("NFC", text):
+            return unicodedata.normalize("NFC", text)
+        return text
+
+    def _count_normalized(self, texts: Sequence[str]) -> list[int]:
+        return [len(self._encoding.encode_ordinary(text)) for text in texts]
+
+    def encode(self, text: str) -> np.ndarray:
+        """Token ids of ``text``.
+
+        ``encode_ordinary`` plus a copy into numpy is used rather than ``encode_to_numpy``: the
+        latter goes through tiktoken's special-token-aware path, measured 1.6-1.8x slower even
+        with no special tokens registered.
+
+        Args:
+            text: Any string; surrogates are repaired as tiktoken does (pairs joined, lone ones
+                become U+FFFD).
+
+        Returns:
+            1-D uint32 array of token ids.
+        """
+        return np.array(self._encoding.encode_ordinary(self._normalize(text)), dtype=np.uint32)
+
+    def encode_with_offsets(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids and the character offset where each token starts, computed without decoding.
+
+        Offsets refer to the NFC-normalized text when the counter normalizes (and to the repaired
+        text if it had surrogates). A token that starts inside a multi-byte character gets that
+        character's offset.
+
+        Args:
+            text: Any string.
+
+        Returns:
+            ``(ids, offsets)``: uint32 ids and non-decreasing int64 character offsets.
+        """
+        text = self._normalize(text)
+        if text.isascii():
+            utf8 = None
+        else:
+            try:
+                utf8 = text.encode("utf-8")
+            except UnicodeEncodeError:
+                text = repair_surrogates(text)
+                utf8 = text.encode("utf-8")
+        ids = np.array(self._encoding.encode_ordinary(text), dtype=np.uint32)
+        lengths = self._token_bytes[ids]
+        byte_starts = np.cumsum(lengths) - lengths
+        if utf8 is None:
+            return ids, byte_starts
+        lead = (np.frombuffer(utf8, dtype=np.uint8) & 0xC0) != 0x80
+        # Each UTF-8 lead byte opens a character, so the running count of lead bytes maps a byte
+        # to the index of the character containing it.
+        char_of_byte = np.cumsum(lead, dtype=np.int64) - 1
+        return ids, char_of_byte[byte_starts]
+
+    def decode(self, ids: Sequence[int] | np.ndarray) -> str:
+        """Text of ``ids``; bytes that do not form whole characters become U+FFFD.
+
+        Args:
+            ids: Token ids from this counter.
+
+        Returns:
+            The decoded string.
+        """
+        return self._encoding.decode(np.asarray(ids, dtype=np.int64).tolist())
+
+    def count(self, text: str) -> int:
+        """Number of tokens in ``text``.
+
+        Args:
+            text: Any string.
+
+        Returns:
+            ``len(self.encode(text))``.
+        """
+        return len(self._encoding.encode_ordinary(self._normalize(text)))
+
+    def count_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Token counts of many texts; large batches are split across one thread per CPU.
+
+        tiktoken releases the GIL while encoding. One contiguous chunk per thread was measured
+        1.6-1.9x faster than a plain loop on 2 cores, while ``encode_ordinary_batch`` (one task
+        per text) was up to 4x slower than the loop on short texts.
+
+        Args:
+            texts: Strings to count.
+
+        Returns:
+            int64 array of counts, in the order of ``texts``.
+        """
+        normalized = [self._normalize(text) for text in texts]
+        workers = min(os.cpu_count() or 1, _MAX_THREADS)
+        if workers == 1 or sum(map(len, normalized)) < _THREADED_MIN_CHARS:
+            return np.array(self._count_normalized(normalized), dtype=np.int64)
+        size = -(-len(normalized) // workers)
+        chunks = [normalized[start : start + size] for start in range(0, len(normalized), size)]
+        with ThreadPoolExecutor(len(chunks)) as pool:
+            counts = [n for chunk in pool.map(self._count_normalized, chunks) for n in chunk]
+        return np.array(counts, dtype=np.int64)

@@ -1,0 +1,51 @@
+"""Fixtures shared by the test modules."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA_VARIABLE = "NEEDLEWORK_SHARED_DATA"
+# Set by CI, where a missing slice is a broken checkout rather than a reason to skip.
+REQUIRE_VARIABLE = "NEEDLEWORK_REQUIRE_SHARED_DATA"
+
+
+def shared_data_path() -> Path:
+    """Where the shared data folder should be: ``$NEEDLEWORK_SHARED_DATA`` or ``../shared/data``.
+
+    The default is the ``shared/data`` folder that sits beside the repository checkout, as on the
+    developers' machines and in CI.
+    """
+    default = Path(__file__).resolve().parents[2] / "shared" / "data"
+    return Path(os.environ.get(SHARED_DATA_VARIABLE, default))
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get(REQUIRE_VARIABLE):
+        pytest.fail(f"{reason} ({REQUIRE_VARIABLE} is set)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared data folder; tests that need it skip, with the reason, when it is absent."""
+    path = shared_data_path()
+    if not path.is_dir():
+        _missing(f"shared data folder not found at {path}; set {SHARED_DATA_VARIABLE} to the shared/data folder")
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared_file(shared_data: Path) -> Callable[[str], Path]:
+    """A function from a path relative to the shared data folder to the file, skipping if absent."""
+
+    def find(relative: str) -> Path:
+        path = shared_data / relative
+        if not path.is_file():
+            _missing(f"shared data file not found: {path} ({SHARED_DATA_VARIABLE}={shared_data})")
+        return path
+
+    return find
