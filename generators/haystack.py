@@ -25,13 +25,18 @@ class Frame:
     suffix: str
 
 
-def _renderer(
+def needle_renderer(
     units: Sequence[str],
     weights: np.ndarray,
     needles: Sequence[str],
     depths_percent: Sequence[float],
     frame: Frame,
 ) -> Callable[[int], Rendered]:
+    """A renderer for :func:`fit_prompt`: the first ``n`` units with needles at depths among them.
+
+    Each needle goes to the unit boundary nearest its depth, measured with ``weights`` (the
+    units' token counts); needles at the same boundary keep their given order.
+    """
     order = sorted(range(len(needles)), key=lambda i: (depths_percent[i], i))
 
     def render(n: int) -> Rendered:
@@ -88,5 +93,5 @@ def fill_haystack(
         its realized depth.
     """
     fixed = frame_tokens + int(np.sum(needle_tokens))
-    render = _renderer(units, unit_tokens, needles, depths_percent, frame)
+    render = needle_renderer(units, unit_tokens, needles, depths_percent, frame)
     return fit_prompt(render, unit_tokens, fixed, budget, tokens)

@@ -7,7 +7,7 @@ import re
 _SENTENCE_END = re.compile(
     r"""
     (?:[.!?]+["'”’)\]]*\s+)            # Latin: terminator, closing quotes/brackets, whitespace
-    | (?:[。！？；…]+[”’」』）)]*\s*)     # CJK: full-width terminator, closers, optional space
+    | (?:[。．！？；…]+[”’」』）)]*\s*)    # CJK: full-width terminator, closers, optional space
     | (?:\n\s*)                        # a line break ends a sentence in both scripts
     """,
     re.VERBOSE,
@@ -18,7 +18,7 @@ def sentence_ends(text: str) -> list[int]:
     """Character offsets just after each sentence end, excluding 0 and ``len(text)``.
 
     A sentence ends after ``.``, ``!`` or ``?`` followed by whitespace, after a full-width
-    ``。！？；…`` (no space needed in Chinese), or at a line break; closing quotes and brackets
+    ``。．！？；…`` (no space needed in Chinese), or at a line break; closing quotes and brackets
     stay with their sentence and the following whitespace stays with the ending sentence, so
     every returned offset is where a new sentence starts.
     """

@@ -23,12 +23,19 @@ class TokenCounter(Protocol):
     name: str
     fingerprint: str
 
+    def normalize(self, text: str) -> str:
+        """``text`` as the tokenizer sees it before splitting (NFC for Qwen; unchanged for most).
+
+        Character offsets from :meth:`encode_with_offsets` are positions in this string.
+        """
+        ...
+
     def encode(self, text: str) -> np.ndarray:
         """Token ids of ``text`` as a 1-D integer array."""
         ...
 
     def encode_with_offsets(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """Token ids and, per token, the character offset in ``text`` where it starts.
+        """Token ids and, per token, the character offset in ``normalize(text)`` where it starts.
 
         A token that starts inside a multi-byte character maps to that character's offset.
         Offsets are non-decreasing; ``offsets[i]`` is the first character covered by token ``i``.

@@ -126,6 +126,10 @@ class HFTokenizerCounter:
             # The binding rejects strings it cannot UTF-8 encode, i.e. ones with surrogates.
             return self._tokenizer.encode(repair_surrogates(text), add_special_tokens=False)
 
+    def normalize(self, text: str) -> str:
+        """``text`` unchanged: Hugging Face offsets already refer to the caller's characters."""
+        return text
+
     def encode(self, text: str) -> np.ndarray:
         """Token ids of ``text``.
 

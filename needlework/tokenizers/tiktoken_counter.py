@@ -121,7 +121,11 @@ class TiktokenCounter:
     def __repr__(self) -> str:
         return f"TiktokenCounter(name={self.name!r}, fingerprint={self.fingerprint[:12]!r})"
 
-    def _normalize(self, text: str) -> str:
+    def normalize(self, text: str) -> str:
+        """``text`` in the form the encoder sees: NFC when the counter normalizes, else unchanged.
+
+        Offsets from :meth:`encode_with_offsets` are positions in this string.
+        """
         # is_normalized is a quick check that avoids copying the (usually already NFC) text.
         if self.normalization == "NFC" and not unicodedata.is_normalized("NFC", text):
             return unicodedata.normalize("NFC", text)
@@ -144,7 +148,7 @@ class TiktokenCounter:
         Returns:
             1-D uint32 array of token ids.
         """
-        return np.array(self._encoding.encode_ordinary(self._normalize(text)), dtype=np.uint32)
+        return np.array(self._encoding.encode_ordinary(self.normalize(text)), dtype=np.uint32)
 
     def encode_with_offsets(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Token ids and the character offset where each token starts, computed without decoding.
@@ -159,7 +163,7 @@ class TiktokenCounter:
         Returns:
             ``(ids, offsets)``: uint32 ids and non-decreasing int64 character offsets.
         """
-        text = self._normalize(text)
+        text = self.normalize(text)
         if text.isascii():
             utf8 = None
         else:
@@ -199,7 +203,7 @@ class TiktokenCounter:
         Returns:
             ``len(self.encode(text))``.
         """
-        return len(self._encoding.encode_ordinary(self._normalize(text)))
+        return len(self._encoding.encode_ordinary(self.normalize(text)))
 
     def count_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Token counts of many texts; large batches are split across one thread per CPU.
@@ -214,7 +218,7 @@ class TiktokenCounter:
         Returns:
             int64 array of counts, in the order of ``texts``.
         """
-        normalized = [self._normalize(text) for text in texts]
+        normalized = [self.normalize(text) for text in texts]
         workers = min(os.cpu_count() or 1, _MAX_THREADS)
         if workers == 1 or sum(map(len, normalized)) < _THREADED_MIN_CHARS:
             return np.array(self._count_normalized(normalized), dtype=np.int64)
