@@ -11,7 +11,10 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+import pyarrow as pa
 import pyarrow.parquet as pq
+
+from generators.errors import ReleaseError
 
 
 class ContentHash:
@@ -35,9 +38,16 @@ class ContentHash:
 
 
 def hash_parquet_files(paths: Sequence[Path], batch_rows: int = 64) -> ContentHash:
-    """Recompute the content hash of shards, reading a few rows at a time."""
+    """Recompute the content hash of shards, reading a few rows at a time.
+
+    Raises:
+        ReleaseError: A shard is not readable Parquet (the message names it).
+    """
     digest = ContentHash()
     for path in paths:
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_rows):
-            digest.update_rows(batch.to_pylist())
+        try:
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_rows):
+                digest.update_rows(batch.to_pylist())
+        except (pa.ArrowException, OSError) as err:
+            raise ReleaseError(f"{path}: not readable Parquet ({err})") from err
     return digest

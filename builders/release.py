@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 from builders.card import CardFacts, render_card
 from builders.hashing import ContentHash
 from generators.errors import ReleaseError
+from needlework import __version__
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
@@ -139,9 +140,10 @@ class ReleaseWriter:
         self._tmp: Path | None = None
 
     def __enter__(self) -> "ReleaseWriter":
-        _check_replaceable(self.out)
         self.out.parent.mkdir(parents=True, exist_ok=True)
-        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", suffix=".partial", dir=self.out.parent))
+        _recover_interrupted(self.out)
+        _check_replaceable(self.out)
+        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.{os.getpid()}.", suffix=".partial", dir=self.out.parent))
         self._tmp.chmod(0o755)  # mkdtemp makes it private; a release is meant to be shared
         return self
 
@@ -195,14 +197,46 @@ class ReleaseWriter:
             if not splits:
                 raise ReleaseError(f"config {config!r} was declared but no rows were written")
             configs[config] = {"splits": splits}
-        manifest = {**self.manifest, "configs": configs}
+        manifest = {"needlework_version": __version__, **self.manifest, "configs": configs}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
         (tmp / CARD).write_text(render_card(self.facts, manifest, self._features), encoding="utf-8")
 
 
+def is_release(folder: Path) -> bool:
+    """Whether ``folder`` holds a needlework release (a manifest that needlework wrote)."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(manifest, dict) and {"needlework_version", "benchmark", "configs"} <= manifest.keys()
+
+
 def _check_replaceable(out: Path) -> None:
-    if out.exists() and not (out.is_dir() and ((out / MANIFEST).is_file() or not any(out.iterdir()))):
-        raise ReleaseError(f"{out} exists and is not a needlework release (no {MANIFEST}); refusing to replace it")
+    if out.exists() and not (out.is_dir() and (is_release(out) or not any(out.iterdir()))):
+        raise ReleaseError(f"{out} exists and is not a needlework release; refusing to replace it")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _recover_interrupted(out: Path) -> None:
+    """Clean up after builds of ``out`` that were killed: remove their partial folders, and put
+    back a previous release that a kill left stranded between the two renames of a swap."""
+    for stale in sorted(out.parent.glob(f".{out.name}.*.partial")) + sorted(out.parent.glob(f".{out.name}.old-*")):
+        pid = stale.name.removeprefix(f".{out.name}.").removeprefix("old-").split(".")[0]
+        if not pid.isdigit() or _pid_alive(int(pid)):
+            continue
+        if stale.name.endswith(".partial") or out.exists():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.rename(out)
 
 
 def _swap_into_place(tmp: Path, out: Path) -> None:

@@ -10,6 +10,7 @@ import click
 import polars as pl
 
 from generators.errors import NeedleworkError
+from needlework import __version__
 
 F = TypeVar("F", bound=Callable)
 
@@ -50,7 +51,7 @@ def _domain_errors(fn: F) -> F:
 
 
 @click.group()
-@click.version_option(package_name="needlework", message="needlework %(version)s")
+@click.version_option(version=__version__, message="needlework %(version)s")
 def main() -> None:
     """Build long-context needle-in-a-haystack benchmarks as Hugging Face datasets."""
 
@@ -80,8 +81,8 @@ def build_rulerv2(out: Path, tasks, lengths, samples, seed, tokenizer, generatio
 
     defaults = rulerv2.RulerV2Build()
     spec = rulerv2.RulerV2Build(
-        tasks=tasks or defaults.tasks,
-        lengths=lengths or defaults.lengths,
+        tasks=defaults.tasks if tasks is None else tasks,
+        lengths=defaults.lengths if lengths is None else lengths,
         samples=samples,
         seed=seed,
         tokenizer=tokenizer or defaults.tokenizer,
