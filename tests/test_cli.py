@@ -1,0 +1,167 @@
+"""The ``needlework`` command, run in-process with click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import needlework
+from needlework.cli import main
+
+SHARD = "test-00000-of-00001.parquet"
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def error_lines(result) -> list[str]:
+    """The lines a failed command showed (stderr is part of ``output`` in click >= 8.2)."""
+    return result.output.splitlines()
+
+
+def assert_one_error_line(result, *needles: str) -> str:
+    assert result.exit_code == 2, result.output
+    lines = error_lines(result)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: ")
+    for needle in needles:
+        assert needle in lines[0]
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("demo")
+    result = run("build", "demo", "--out", str(out), "--quiet")
+    assert result.exit_code == 0, result.output
+    assert result.output == f"rulerv2: {out / 'rulerv2'}\n"
+    return out
+
+
+@pytest.fixture
+def release_copy(demo, tmp_path) -> Path:
+    copy = tmp_path / "rulerv2"
+    shutil.copytree(demo / "rulerv2", copy)
+    return copy
+
+
+def test_build_demo_then_validate(demo):
+    release = demo / "rulerv2"
+    assert sorted(p.name for p in demo.iterdir()) == ["rulerv2"]  # no hidden leftovers
+    result = run("validate", str(release))
+    assert result.exit_code == 0, result.output
+    assert result.output == f"{release}: valid\n"
+
+
+def test_info_lists_configs_and_lengths(demo):
+    result = run("info", str(demo / "rulerv2"))
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.splitlines()[0].startswith("rulerv2  needlework ")
+    assert "seed 0" in out and "tokenizer qwen2.5" in out
+    assert "mk_niah_basic/test: 30 rows" in out
+    assert "mv_niah_basic/test: 30 rows" in out
+    for length in ("4096", "8192", "16384"):
+        assert out.count(length) >= 2  # one table row per config
+    assert "max_slack" in out
+
+
+def test_build_rulerv2_writes_what_it_reports(tmp_path):
+    out = tmp_path / "r"
+    result = run("build", "rulerv2", "--out", str(out), "--lengths", "1024", "--samples", "2",
+                 "--tasks", "mv_niah_basic", "--n-values", "5", "--seed", "3", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote {out} (2 rows in 1 configs)\n"
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert list(manifest["configs"]) == ["mv_niah_basic"]
+    assert manifest["seed"] == 3
+    assert "--n-values 5" in manifest["build"]["command"]
+    assert run("validate", str(out)).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--tasks", "nope"], ["nope", "mk_niah_basic", "mv_niah_basic"]),
+        (["--tokenizer", "nope"], ["'nope'", "qwen2.5", "cl100k_base"]),
+        (["--lengths", "10", "--generation-reserve", "128"], ["generation_reserve", "128"]),
+        (["--samples", "0"], ["samples"]),
+        (["--lengths", "1024", "--samples", "1", "--key-kind", "digits", "--key-length", "1"], []),
+    ],
+    ids=["task", "tokenizer", "length-under-reserve", "samples", "key-space"],
+)
+def test_bad_build_options_give_one_error_line_and_no_folder(tmp_path, args, needles):
+    out = tmp_path / "out"
+    result = run("build", "rulerv2", "--out", str(out), "--quiet", *args)
+    assert_one_error_line(result, *needles)
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []  # no hidden .out.*.partial folder either
+
+
+def test_click_level_bad_value_exits_2_without_folder(tmp_path):
+    out = tmp_path / "out"
+    result = run("build", "rulerv2", "--out", str(out), "--lengths", "abc")
+    assert result.exit_code == 2
+    assert "expected comma-separated integers" in result.output
+    assert not out.exists()
+
+
+def test_build_refuses_a_non_release_folder(tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "thesis.tex").write_text("do not delete", encoding="utf-8")
+    result = run("build", "rulerv2", "--out", str(out), "--lengths", "1024", "--samples", "1", "--quiet")
+    assert_one_error_line(result, str(out), "not a needlework release")
+    assert [p.name for p in out.iterdir()] == ["thesis.tex"]
+
+
+def test_validate_tampered_release_exits_1_listing_problems(release_copy):
+    (release_copy / "mv_niah_basic" / SHARD).unlink()
+    manifest = json.loads((release_copy / "manifest.json").read_text(encoding="utf-8"))
+    manifest["configs"]["mk_niah_basic"]["splits"]["test"]["rows"] = 31
+    (release_copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    result = run("validate", str(release_copy))
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    assert any(f"mv_niah_basic/{SHARD}" in line and "missing" in line for line in lines)
+    assert any(line.startswith("mk_niah_basic/test: 30 rows in shards, 31 in manifest.json") for line in lines)
+    assert not result.output.rstrip().endswith(": valid")
+
+
+def test_validate_corrupt_shard_lists_it(release_copy):
+    path = release_copy / "mk_niah_basic" / SHARD
+    path.write_bytes(path.read_bytes()[:1000])
+    result = run("validate", str(release_copy))
+    assert result.exit_code == 1
+    assert isinstance(result.exception, SystemExit)
+    assert f"mk_niah_basic/{SHARD}" in result.output
+
+
+@pytest.mark.parametrize("command", ["validate", "info"])
+def test_folder_without_manifest_exits_2_with_one_line(tmp_path, command):
+    (tmp_path / "README.md").write_text("hello", encoding="utf-8")
+    assert_one_error_line(run(command, str(tmp_path)), str(tmp_path), "manifest.json")
+    assert_one_error_line(run(command, str(tmp_path / "missing")), "manifest.json")
+
+
+def test_invalid_manifest_json_exits_2_with_one_line(release_copy):
+    (release_copy / "manifest.json").write_text("{not json", encoding="utf-8")
+    assert_one_error_line(run("validate", str(release_copy)), "manifest.json", "not valid JSON")
+
+
+@pytest.mark.parametrize("option, value", [("--lengths", ""), ("--tasks", ",")])
+def test_empty_list_option_is_an_error_not_the_defaults(option, value, tmp_path):
+    assert_one_error_line(run("build", "rulerv2", "--out", str(tmp_path / "r"), option, value))
+    assert not (tmp_path / "r").exists()
+
+
+def test_version():
+    result = run("--version")
+    assert result.exit_code == 0
+    assert result.output == f"needlework {needlework.__version__}\n"
