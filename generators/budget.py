@@ -111,6 +111,11 @@ class DigitCounts:
             pieces.counts([f"{v:0{w}d}" for v in range(10**w)]) for w in (1, 2, 3)
         ]
 
+    def minimum(self, width: int) -> int:
+        """The fewest tokens any digit string of ``width`` digits is predicted to take."""
+        full, rest = divmod(width, 3)
+        return full * int(self._by_width[2].min()) + (int(self._by_width[rest - 1].min()) if rest else 0)
+
     def predict(self, digits: np.ndarray) -> np.ndarray:
         """Predicted token counts of digit strings given as an ``(n, width)`` array of 0..9."""
         n, width = digits.shape

@@ -98,6 +98,7 @@ class _Lines:
     def __init__(self, spec: NiahBasicSpec, template: NiahTemplate, words: KeyWords, tokens: TokenCounter) -> None:
         self.spec, self.words, self.tokens = spec, words, tokens
         self.pre, self.mid, self.post = _needle_pieces(template)
+        self.adj_dash = [a + "-" for a in words.adjectives]
         pieces = PieceCounts(tokens)
         self.digits = DigitCounts(pieces)
         k = spec.key_length
@@ -114,7 +115,7 @@ class _Lines:
         ref_key, ref_value = np.zeros((1, len(self.key_radices)), np.int64), np.zeros((1, len(self.value_radices)), np.int64)
         ref_line = self.format(ref_key, ref_value)[0]
         self.base = pieces.count(ref_line) - int(self.key_tokens(ref_key)[0]) - int(self.value_tokens(ref_value)[0])
-        self.shortest = max(1, self.base + 2)
+        self.shortest = max(1, self.base + self._shortest_key() + self.digits.minimum(spec.value_digits))
 
     def key_tokens(self, rows: np.ndarray) -> np.ndarray:
         """Predicted tokens of each key, with the space before it."""
@@ -129,19 +130,38 @@ class _Lines:
         """Predicted tokens of each value."""
         return self.digits.predict(_as_digits(rows))
 
+    def _shortest_key(self) -> int:
+        """A lower bound on any key's predicted tokens, so a sample draws no more lines than fit."""
+        if self.spec.key_kind == "digits":
+            return self.digits.minimum(self.spec.key_length)
+        k = self.spec.key_length
+        middle = (k - 2) * int(self.adj_join.min()) if k > 2 else 0
+        return int(self.first_word.min()) + middle + (int(self.noun_join.min()) if k > 1 else 0)
+
+    def _word_heads(self, rows: np.ndarray) -> list[str]:
+        """Each word key up to its noun: ``"adj-"`` repeated (empty for one-word keys)."""
+        adj_dash = self.adj_dash
+        heads = [""] * len(rows)
+        for col in rows[:, :-1].T.tolist():
+            heads = [h + adj_dash[i] for h, i in zip(heads, col)]
+        return heads
+
     def key_text(self, rows: np.ndarray) -> list[str]:
         """Key strings of drawn rows."""
         if self.spec.key_kind == "digits":
-            return _digit_text(rows)
-        adjs, nouns = self.words.adjectives, self.words.nouns
-        columns = [[adjs[i] for i in col] for col in rows[:, :-1].T.tolist()]
-        columns.append([nouns[i] for i in rows[:, -1].tolist()])
-        return columns[0] if len(columns) == 1 else list(map("-".join, zip(*columns)))
+            return list(map(str, _numbers(rows)))
+        nouns = self.words.nouns
+        return [h + nouns[i] for h, i in zip(self._word_heads(rows), rows[:, -1].tolist())]
 
     def format(self, key_rows: np.ndarray, value_rows: np.ndarray) -> list[str]:
-        """Needle lines, each ending in a newline."""
+        """Needle lines, each ending in a newline, built in one pass per line."""
         pre, mid, post = self.pre, self.mid, self.post
-        return [f"{pre}{k}{mid}{v}{post}" for k, v in zip(self.key_text(key_rows), _digit_text(value_rows))]
+        values = _numbers(value_rows)
+        if self.spec.key_kind == "digits":
+            return [f"{pre}{k}{mid}{v}{post}" for k, v in zip(_numbers(key_rows), values)]
+        nouns = self.words.nouns
+        heads = self._word_heads(key_rows)
+        return [f"{pre}{h}{nouns[n]}{mid}{v}{post}" for h, n, v in zip(heads, key_rows[:, -1].tolist(), values)]
 
 
 def _as_digits(rows: np.ndarray) -> np.ndarray:
@@ -151,11 +171,13 @@ def _as_digits(rows: np.ndarray) -> np.ndarray:
     return digits
 
 
-def _digit_text(rows: np.ndarray) -> list[str]:
+def _numbers(rows: np.ndarray) -> list[int] | list[str]:
+    """The numbers of digit rows: ints when they fit in int64 (formatting them later is cheaper
+    than making strings now), else their digit strings."""
     digits = _as_digits(rows)
     width = digits.shape[1]
     if width <= 18:
-        return [str(v) for v in (digits @ (10 ** np.arange(width - 1, -1, -1, dtype=np.int64))).tolist()]
+        return (digits @ (10 ** np.arange(width - 1, -1, -1, dtype=np.int64))).tolist()
     return np.ascontiguousarray((digits + 48).astype(np.uint8)).view(f"S{width}").ravel().astype(str).tolist()
 
 
@@ -211,7 +233,7 @@ def _sample(spec: NiahBasicSpec, template: NiahTemplate, lines: _Lines, budget: 
         units, unit_tokens[:n_make], needles, needle_tokens, depths, frame, frame_tokens, budget, lines.tokens
     )
     order = sorted(range(k), key=lambda i: fitted.placements[i].char_offset)
-    needle_values = _digit_text(values[:k])
+    needle_values = [str(v) for v in _numbers(values[:k])]
     return {
         "id": f"{BENCHMARK}/{spec.config_name}/{key_id}",
         "input": fitted.rendered.text,
