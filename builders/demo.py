@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builders import rulerv2
+from generators.rulerv2.spec import NiahOptions
 from generators.tokens import TokenCounter
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
@@ -24,6 +25,7 @@ def build_demo(out: Path, *, seed: int = 0, tokenizer: str = DEFAULT_TOKENIZER, 
     """Build one small release per benchmark under ``out/<benchmark>``, offline."""
     tokens: TokenCounter = load_tokenizer(tokenizer)
     out = Path(out)
-    spec = rulerv2.RulerV2Build(lengths=DEMO_LENGTHS, samples=DEMO_SAMPLES, seed=seed, tokenizer=tokenizer)
+    options = NiahOptions(lengths=DEMO_LENGTHS, samples=DEMO_SAMPLES)
+    spec = rulerv2.RulerV2Build(seed=seed, tokenizer=tokenizer, options=options)
     rulerv2.build(spec, out / "rulerv2", tokens=tokens, progress=progress)
     return DemoReport({"rulerv2": out / "rulerv2"})

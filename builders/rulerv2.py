@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Literal, get_args
@@ -15,7 +15,7 @@ from builders.card import CardFacts
 from builders.release import ReleaseWriter
 from generators.errors import SpecError
 from generators.rulerv2.niah_basic import KeyWords, generate
-from generators.rulerv2.spec import DEFAULT_LENGTHS, KeyKind, NiahBasicSpec
+from generators.rulerv2.spec import NiahBasicSpec, NiahOptions
 from generators.tokens import TokenCounter
 from needlework import __version__
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
@@ -68,18 +68,12 @@ FACTS = CardFacts(
 
 @dataclass(frozen=True)
 class RulerV2Build:
-    """What to build: tasks, lengths, sample counts and the NIAH options of the paper's Appendix D.1."""
+    """What to build: tasks, seed, tokenizer, and the NIAH options (lengths, samples, needle shapes)."""
 
     tasks: tuple[str, ...] = TASKS
-    lengths: tuple[int, ...] = DEFAULT_LENGTHS
-    samples: int = 100
     seed: int = 0
     tokenizer: str = DEFAULT_TOKENIZER
-    generation_reserve: int = 128
-    key_kind: KeyKind = "words"
-    key_length: int = 2
-    value_digits: int = 10
-    n_values: int | None = None
+    options: NiahOptions = NiahOptions()
 
     def __post_init__(self) -> None:
         unknown = [t for t in self.tasks if t not in TASKS]
@@ -91,34 +85,27 @@ class RulerV2Build:
             self.niah_spec(task)
 
     def niah_spec(self, task: str) -> NiahBasicSpec:
-        """The generator spec of one basic NIAH task."""
-        return NiahBasicSpec(
-            task=task.removesuffix("_basic"),  # type: ignore[arg-type]
-            lengths=self.lengths,
-            samples=self.samples,
-            generation_reserve=self.generation_reserve,
-            key_kind=self.key_kind,
-            key_length=self.key_length,
-            value_digits=self.value_digits,
-            n_values=self.n_values if task == "mv_niah_basic" else None,
-        )
+        """The generator spec of one basic NIAH task (``n_values`` applies to mv_niah only)."""
+        options = self.options if task == "mv_niah_basic" else replace(self.options, n_values=None)
+        return NiahBasicSpec(task.removesuffix("_basic"), options)  # type: ignore[arg-type]
 
     def command(self) -> str:
         """The CLI command that reproduces this build."""
+        o = self.options
         parts = [
             "needlework build rulerv2",
             f"--tasks {','.join(self.tasks)}",
-            f"--lengths {','.join(map(str, self.lengths))}",
-            f"--samples {self.samples}",
+            f"--lengths {','.join(map(str, o.lengths))}",
+            f"--samples {o.samples}",
             f"--seed {self.seed}",
             f"--tokenizer {self.tokenizer}",
-            f"--generation-reserve {self.generation_reserve}",
-            f"--key-kind {self.key_kind}",
-            f"--key-length {self.key_length}",
-            f"--value-digits {self.value_digits}",
+            f"--generation-reserve {o.generation_reserve}",
+            f"--key-kind {o.key_kind}",
+            f"--key-length {o.key_length}",
+            f"--value-digits {o.value_digits}",
         ]
-        if self.n_values is not None:
-            parts.append(f"--n-values {self.n_values}")
+        if o.n_values is not None:
+            parts.append(f"--n-values {o.n_values}")
         return " ".join(parts)
 
 
@@ -166,7 +153,7 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
         for task in spec.tasks:
             niah = spec.niah_spec(task)
             release.declare(task, NIAH_BASIC_FEATURES)
-            total = len(niah.lengths) * niah.samples
+            total = len(niah.options.lengths) * niah.options.samples
             for row in tqdm(generate(niah, seed=spec.seed, tokens=tokens, words=words), total=total, desc=task, disable=not progress, unit="row"):
                 release.write(task, "test", row)
             rows[task] = total

@@ -11,6 +11,7 @@ import polars as pl
 
 from generators.errors import NeedleworkError
 from needlework import __version__
+from needlework.tokenizers import DEFAULT_TOKENIZER
 
 F = TypeVar("F", bound=Callable)
 
@@ -79,18 +80,22 @@ def build_rulerv2(out: Path, tasks, lengths, samples, seed, tokenizer, generatio
     """RULERv2 tasks at the chosen lengths."""
     from builders import rulerv2
 
-    defaults = rulerv2.RulerV2Build()
-    spec = rulerv2.RulerV2Build(
-        tasks=defaults.tasks if tasks is None else tasks,
-        lengths=defaults.lengths if lengths is None else lengths,
+    from generators.rulerv2.spec import DEFAULT_LENGTHS, NiahOptions
+
+    options = NiahOptions(
+        lengths=DEFAULT_LENGTHS if lengths is None else lengths,
         samples=samples,
-        seed=seed,
-        tokenizer=tokenizer or defaults.tokenizer,
         generation_reserve=generation_reserve,
         key_kind=key_kind,
         key_length=key_length,
         value_digits=value_digits,
         n_values=n_values,
+    )
+    spec = rulerv2.RulerV2Build(
+        tasks=rulerv2.TASKS if tasks is None else tasks,
+        seed=seed,
+        tokenizer=tokenizer or DEFAULT_TOKENIZER,
+        options=options,
     )
     report = rulerv2.build(spec, out, progress=not quiet)
     click.echo(f"wrote {report.out} ({sum(report.rows.values()):,} rows in {len(report.rows)} configs)")
@@ -105,7 +110,6 @@ def build_rulerv2(out: Path, tasks, lengths, samples, seed, tokenizer, generatio
 def build_demo(out: Path, seed: int, tokenizer: str | None, quiet: bool) -> None:
     """Every implemented benchmark, small, on its embedded default (offline)."""
     from builders.demo import build_demo as run
-    from needlework.tokenizers import DEFAULT_TOKENIZER
 
     report = run(out, seed=seed, tokenizer=tokenizer or DEFAULT_TOKENIZER, progress=not quiet)
     for name, path in report.releases.items():

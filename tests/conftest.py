@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from needlework.tokenizers import load_tokenizer
+
 SHARED_DATA_VARIABLE = "NEEDLEWORK_SHARED_DATA"
 # Set by CI, where a missing slice is a broken checkout rather than a reason to skip.
 REQUIRE_VARIABLE = "NEEDLEWORK_REQUIRE_SHARED_DATA"
@@ -49,3 +51,15 @@ def shared_file(shared_data: Path) -> Callable[[str], Path]:
         return path
 
     return find
+
+
+@pytest.fixture(scope="session")
+def qwen():
+    """The default tokenizer (Qwen2.5), exact and offline."""
+    return load_tokenizer("qwen2.5")
+
+
+@pytest.fixture(scope="session")
+def cl100k():
+    """GPT-4's cl100k_base tokenizer, offline."""
+    return load_tokenizer("cl100k_base")

@@ -34,16 +34,6 @@ SENTENCES = [
 SENTENCE_TOKENS = [5, 7, 5, 10]
 
 
-@pytest.fixture(scope="module")
-def qwen():
-    return load_tokenizer("qwen2.5")
-
-
-@pytest.fixture(scope="module")
-def cl100k():
-    return load_tokenizer("cl100k_base")
-
-
 class CallCounter:
     """A TokenCounter that forwards to a real one and records every ``count_batch`` call."""
 

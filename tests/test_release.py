@@ -21,7 +21,7 @@ from builders.rulerv2 import FACTS, NIAH_BASIC_FEATURES, RulerV2Build, build, lo
 from builders.validate import read_card_metadata, validate_release
 from generators.errors import ReleaseError
 from generators.rulerv2.niah_basic import generate
-from generators.rulerv2.spec import NiahBasicSpec
+from generators.rulerv2.spec import NiahBasicSpec, NiahOptions
 from needlework.tokenizers import load_tokenizer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,15 +50,10 @@ def leftovers(parent: Path, name: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def qwen():
-    return load_tokenizer("qwen2.5")
-
-
-@pytest.fixture(scope="module")
 def built(tmp_path_factory, qwen) -> Path:
     """A small real RULERv2 release, built once; tests copy it before changing it."""
     out = tmp_path_factory.mktemp("built") / "rulerv2"
-    report = build(RulerV2Build(lengths=(1024, 2048), samples=3), out, tokens=qwen, progress=False)
+    report = build(RulerV2Build(options=NiahOptions(lengths=(1024, 2048), samples=3)), out, tokens=qwen, progress=False)
     assert report.rows == {"mk_niah_basic": 6, "mv_niah_basic": 6}
     return out
 
@@ -222,7 +217,7 @@ def test_missing_manifest_is_a_release_error(tmp_path):
 @pytest.fixture(scope="module")
 def rows(qwen) -> list[dict]:
     words, _ = load_key_words()
-    return list(generate(NiahBasicSpec("mk_niah", lengths=(1024,), samples=5), seed=0, tokens=qwen, words=words))
+    return list(generate(NiahBasicSpec("mk_niah", NiahOptions(lengths=(1024,), samples=5)), seed=0, tokens=qwen, words=words))
 
 
 def write_release(out: Path, rows: list[dict], **sizes) -> None:

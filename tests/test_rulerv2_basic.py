@@ -12,7 +12,7 @@ from builders.rulerv2 import load_key_words
 from generators.budget import JOIN_SLACK
 from generators.errors import SpecError
 from generators.rulerv2.niah_basic import KeyWords, generate
-from generators.rulerv2.spec import NiahBasicSpec
+from generators.rulerv2.spec import NiahBasicSpec, NiahOptions
 from needlework.tokenizers import load_tokenizer
 
 # The paper's templates (RULERv2, Table 2 multi-key and Table 3 multi-value, basic level), written
@@ -42,16 +42,6 @@ SAMPLES = 3
 
 
 @pytest.fixture(scope="module")
-def qwen():
-    return load_tokenizer("qwen2.5")
-
-
-@pytest.fixture(scope="module")
-def cl100k():
-    return load_tokenizer("cl100k_base")
-
-
-@pytest.fixture(scope="module")
 def words() -> KeyWords:
     return load_key_words()[0]
 
@@ -75,8 +65,8 @@ def check_row(row: dict, spec: NiahBasicSpec, tokens) -> None:
 
     # Metadata.
     assert row["task"] == spec.task and row["level"] == "basic"
-    assert row["target_tokens"] in spec.lengths
-    assert row["generation_reserve"] == spec.generation_reserve
+    assert row["target_tokens"] in spec.options.lengths
+    assert row["generation_reserve"] == spec.options.generation_reserve
     assert row["tokenizer"] == tokens.name
     assert re.fullmatch(rf"rulerv2/{spec.task}_basic/len={row['target_tokens']}/i=\d{{4}}", row["id"])
 
@@ -102,11 +92,11 @@ def check_row(row: dict, spec: NiahBasicSpec, tokens) -> None:
     assert limit - row["n_tokens"] < int(line_tokens.max()) + JOIN_SLACK
 
     # Keys and values: the queried key owns exactly k lines, every other key exactly one.
-    if spec.key_kind == "words":
-        key_pattern = rf"[a-z]+(?:-[a-z]+){{{spec.key_length - 1}}}"
+    if spec.options.key_kind == "words":
+        key_pattern = rf"[a-z]+(?:-[a-z]+){{{spec.options.key_length - 1}}}"
     else:
-        key_pattern = rf"[1-9][0-9]{{{spec.key_length - 1}}}"
-    value_pattern = rf"[1-9][0-9]{{{spec.value_digits - 1}}}"
+        key_pattern = rf"[1-9][0-9]{{{spec.options.key_length - 1}}}"
+    value_pattern = rf"[1-9][0-9]{{{spec.options.value_digits - 1}}}"
     keys = [m["key"] for m in parsed]
     values = [m["value"] for m in parsed]
     assert all(re.fullmatch(key_pattern, key) for key in keys)
@@ -140,13 +130,13 @@ def check_row(row: dict, spec: NiahBasicSpec, tokens) -> None:
 
 
 SPECS = {
-    "mk": NiahBasicSpec("mk_niah", lengths=LENGTHS, samples=SAMPLES),
-    "mv": NiahBasicSpec("mv_niah", lengths=LENGTHS, samples=SAMPLES),
-    "mk-digit-keys": NiahBasicSpec("mk_niah", lengths=(1024, 2048), samples=2, key_kind="digits", key_length=12),
-    "mv-digit-keys": NiahBasicSpec("mv_niah", lengths=(2048,), samples=2, key_kind="digits", key_length=12),
-    "mv-6-values": NiahBasicSpec("mv_niah", lengths=(1024, 4096), samples=2, n_values=6),
-    "mk-3-word-keys": NiahBasicSpec("mk_niah", lengths=(2048,), samples=2, key_length=3, value_digits=7),
-    "mv-1-word-keys-reserve": NiahBasicSpec("mv_niah", lengths=(2048,), samples=2, key_length=1, generation_reserve=1000),
+    "mk": NiahBasicSpec("mk_niah", NiahOptions(lengths=LENGTHS, samples=SAMPLES)),
+    "mv": NiahBasicSpec("mv_niah", NiahOptions(lengths=LENGTHS, samples=SAMPLES)),
+    "mk-digit-keys": NiahBasicSpec("mk_niah", NiahOptions(lengths=(1024, 2048), samples=2, key_kind="digits", key_length=12)),
+    "mv-digit-keys": NiahBasicSpec("mv_niah", NiahOptions(lengths=(2048,), samples=2, key_kind="digits", key_length=12)),
+    "mv-6-values": NiahBasicSpec("mv_niah", NiahOptions(lengths=(1024, 4096), samples=2, n_values=6)),
+    "mk-3-word-keys": NiahBasicSpec("mk_niah", NiahOptions(lengths=(2048,), samples=2, key_length=3, value_digits=7)),
+    "mv-1-word-keys-reserve": NiahBasicSpec("mv_niah", NiahOptions(lengths=(2048,), samples=2, key_length=1, generation_reserve=1000)),
 }
 
 
@@ -154,8 +144,8 @@ SPECS = {
 def test_rows_meet_acceptance_properties(name, qwen, words):
     spec = SPECS[name]
     rows = rows_for(spec, qwen, words)
-    assert len(rows) == len(spec.lengths) * spec.samples
-    assert [r["target_tokens"] for r in rows] == [x for x in spec.lengths for _ in range(spec.samples)]
+    assert len(rows) == len(spec.options.lengths) * spec.options.samples
+    assert [r["target_tokens"] for r in rows] == [x for x in spec.options.lengths for _ in range(spec.options.samples)]
     assert len({r["id"] for r in rows}) == len(rows)
     for row in rows:
         check_row(row, spec, qwen)
@@ -187,7 +177,7 @@ def test_rows_fill_most_of_the_budget(qwen, words):
 
 @pytest.mark.parametrize("task", ["mk_niah", "mv_niah"])
 def test_cl100k_rows_meet_budget_properties(task, cl100k, words):
-    spec = NiahBasicSpec(task, lengths=(2048,), samples=3)
+    spec = NiahBasicSpec(task, NiahOptions(lengths=(2048,), samples=3))
     rows = rows_for(spec, cl100k, words)
     assert len(rows) == 3
     for row in rows:
@@ -198,12 +188,12 @@ def test_cl100k_rows_meet_budget_properties(task, cl100k, words):
 
 
 def test_same_seed_gives_identical_rows(qwen, words):
-    spec = NiahBasicSpec("mv_niah", lengths=(1024, 2048), samples=2)
+    spec = NiahBasicSpec("mv_niah", NiahOptions(lengths=(1024, 2048), samples=2))
     assert list(generate(spec, seed=5, tokens=qwen, words=words)) == list(generate(spec, seed=5, tokens=qwen, words=words))
 
 
 def test_different_seed_gives_different_rows(qwen, words):
-    spec = NiahBasicSpec("mk_niah", lengths=(1024, 2048), samples=3)
+    spec = NiahBasicSpec("mk_niah", NiahOptions(lengths=(1024, 2048), samples=3))
     a = list(generate(spec, seed=1, tokens=qwen, words=words))
     b = list(generate(spec, seed=2, tokens=qwen, words=words))
     assert [r["id"] for r in a] == [r["id"] for r in b]
@@ -213,10 +203,10 @@ def test_different_seed_gives_different_rows(qwen, words):
 
 
 def test_rows_do_not_depend_on_other_lengths_or_sample_counts(qwen, words):
-    alone = list(generate(NiahBasicSpec("mk_niah", lengths=(2048,), samples=2), seed=0, tokens=qwen, words=words))
-    together = list(generate(NiahBasicSpec("mk_niah", lengths=(1024, 2048), samples=3), seed=0, tokens=qwen, words=words))
+    alone = list(generate(NiahBasicSpec("mk_niah", NiahOptions(lengths=(2048,), samples=2)), seed=0, tokens=qwen, words=words))
+    together = list(generate(NiahBasicSpec("mk_niah", NiahOptions(lengths=(1024, 2048), samples=3)), seed=0, tokens=qwen, words=words))
     assert alone == [r for r in together if r["target_tokens"] == 2048][:2]
-    reordered = list(generate(NiahBasicSpec("mk_niah", lengths=(2048, 1024), samples=3), seed=0, tokens=qwen, words=words))
+    reordered = list(generate(NiahBasicSpec("mk_niah", NiahOptions(lengths=(2048, 1024), samples=3)), seed=0, tokens=qwen, words=words))
     assert sorted(reordered, key=lambda r: r["id"]) == sorted(together, key=lambda r: r["id"])
 
 
@@ -230,12 +220,12 @@ def test_tasks_draw_independently(qwen, words):
 
 
 def test_key_space_too_small_raises_spec_error(qwen, words):
-    spec = NiahBasicSpec("mk_niah", lengths=(1024,), samples=1, key_kind="digits", key_length=1)
+    spec = NiahBasicSpec("mk_niah", NiahOptions(lengths=(1024,), samples=1, key_kind="digits", key_length=1))
     with pytest.raises(SpecError):
         list(generate(spec, seed=0, tokens=qwen, words=words))
     tiny = KeyWords.from_lists(["red", "blue"], ["cat", "dog", "owl"])
     with pytest.raises(SpecError):
-        list(generate(NiahBasicSpec("mk_niah", lengths=(1024,), samples=1), seed=0, tokens=qwen, words=tiny))
+        list(generate(NiahBasicSpec("mk_niah", NiahOptions(lengths=(1024,), samples=1)), seed=0, tokens=qwen, words=tiny))
 
 
 def test_key_words_are_cleaned():
@@ -244,6 +234,10 @@ def test_key_words_are_cleaned():
     assert vocab.nouns == ("cat",)
     with pytest.raises(SpecError):
         KeyWords.from_lists(["Red"], ["cat"])
+
+
+def niah_spec(task: str = "mk_niah", **options) -> NiahBasicSpec:
+    return NiahBasicSpec(task, NiahOptions(**options))
 
 
 @pytest.mark.parametrize(
@@ -265,11 +259,11 @@ def test_key_words_are_cleaned():
 )
 def test_invalid_specs_are_rejected(kwargs):
     with pytest.raises(SpecError):
-        NiahBasicSpec(**kwargs)
+        niah_spec(**kwargs)
 
 
 def test_spec_defaults():
     spec = NiahBasicSpec("mv_niah")
-    assert spec.lengths == (8192, 16384, 32768, 65536, 112640)
-    assert spec.values_per_key == 4 and spec.value_digits == 10 and spec.config_name == "mv_niah_basic"
-    assert NiahBasicSpec("mk_niah", n_values=1).values_per_key == 1
+    assert spec.options.lengths == (8192, 16384, 32768, 65536, 112640)
+    assert spec.values_per_key == 4 and spec.options.value_digits == 10 and spec.config_name == "mv_niah_basic"
+    assert NiahBasicSpec("mk_niah", NiahOptions(n_values=1)).values_per_key == 1

@@ -101,8 +101,8 @@ class _Lines:
         self.adj_dash = [a + "-" for a in words.adjectives]
         pieces = PieceCounts(tokens)
         self.digits = DigitCounts(pieces)
-        k = spec.key_length
-        if spec.key_kind == "digits":
+        k = spec.options.key_length
+        if spec.options.key_kind == "digits":
             self.key_radices = (9, *([10] * (k - 1)))
         else:
             self.key_radices = (*([len(words.adjectives)] * (k - 1)), len(words.nouns))
@@ -111,15 +111,15 @@ class _Lines:
             self.first_word = pieces.counts([" " + w for w in first_words])
             self.adj_join = pieces.counts(["-" + w for w in words.adjectives]) if k > 2 else np.zeros(0, np.int64)
             self.noun_join = pieces.counts(["-" + w for w in words.nouns]) if k > 1 else np.zeros(0, np.int64)
-        self.value_radices = (9, *([10] * (spec.value_digits - 1)))
+        self.value_radices = (9, *([10] * (spec.options.value_digits - 1)))
         ref_key, ref_value = np.zeros((1, len(self.key_radices)), np.int64), np.zeros((1, len(self.value_radices)), np.int64)
         ref_line = self.format(ref_key, ref_value)[0]
         self.base = pieces.count(ref_line) - int(self.key_tokens(ref_key)[0]) - int(self.value_tokens(ref_value)[0])
-        self.shortest = max(1, self.base + self._shortest_key() + self.digits.minimum(spec.value_digits))
+        self.shortest = max(1, self.base + self._shortest_key() + self.digits.minimum(spec.options.value_digits))
 
     def key_tokens(self, rows: np.ndarray) -> np.ndarray:
         """Predicted tokens of each key, with the space before it."""
-        if self.spec.key_kind == "digits":
+        if self.spec.options.key_kind == "digits":
             return self.digits.predict(_as_digits(rows))
         total = self.first_word[rows[:, 0]].copy()
         if rows.shape[1] > 1:
@@ -132,9 +132,9 @@ class _Lines:
 
     def _shortest_key(self) -> int:
         """A lower bound on any key's predicted tokens, so a sample draws no more lines than fit."""
-        if self.spec.key_kind == "digits":
-            return self.digits.minimum(self.spec.key_length)
-        k = self.spec.key_length
+        if self.spec.options.key_kind == "digits":
+            return self.digits.minimum(self.spec.options.key_length)
+        k = self.spec.options.key_length
         middle = (k - 2) * int(self.adj_join.min()) if k > 2 else 0
         return int(self.first_word.min()) + middle + (int(self.noun_join.min()) if k > 1 else 0)
 
@@ -148,7 +148,7 @@ class _Lines:
 
     def key_text(self, rows: np.ndarray) -> list[str]:
         """Key strings of drawn rows."""
-        if self.spec.key_kind == "digits":
+        if self.spec.options.key_kind == "digits":
             return list(map(str, _numbers(rows)))
         nouns = self.words.nouns
         return [h + nouns[i] for h, i in zip(self._word_heads(rows), rows[:, -1].tolist())]
@@ -157,7 +157,7 @@ class _Lines:
         """Needle lines, each ending in a newline, built in one pass per line."""
         pre, mid, post = self.pre, self.mid, self.post
         values = _numbers(value_rows)
-        if self.spec.key_kind == "digits":
+        if self.spec.options.key_kind == "digits":
             return [f"{pre}{k}{mid}{v}{post}" for k, v in zip(_numbers(key_rows), values)]
         nouns = self.words.nouns
         heads = self._word_heads(key_rows)
@@ -184,7 +184,7 @@ def _numbers(rows: np.ndarray) -> list[int] | list[str]:
 def generate(
     spec: NiahBasicSpec, *, seed: int, tokens: TokenCounter, words: KeyWords
 ) -> Iterator[dict]:
-    """Rows of one basic NIAH config: ``spec.samples`` per length, lengths in the given order.
+    """Rows of one basic NIAH config: ``spec.options.samples`` per length, lengths in the given order.
 
     Args:
         spec: The task and its options.
@@ -200,9 +200,9 @@ def generate(
     """
     template = NIAH_BASIC[spec.task]
     lines = _Lines(spec, template, words, tokens)
-    for length in spec.lengths:
-        budget = TokenBudget(length, spec.generation_reserve)
-        for index in range(spec.samples):
+    for length in spec.options.lengths:
+        budget = TokenBudget(length, spec.options.generation_reserve)
+        for index in range(spec.options.samples):
             yield _sample(spec, template, lines, budget, seed, index)
 
 

@@ -15,12 +15,21 @@ DEFAULT_LENGTHS: tuple[int, ...] = (8192, 16384, 32768, 65536, 112640)
 reasoning and output)."""
 
 
+def _one_of(name: str, value: object, valid: tuple[object, ...]) -> None:
+    if value not in valid:
+        raise SpecError(f"{name} must be one of {', '.join(map(str, valid))}; got {value!r}")
+
+
+def _at_least(name: str, value: int, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise SpecError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
 @dataclass(frozen=True)
-class NiahBasicSpec:
-    """Multi-key or multi-value NIAH at the basic (synthetic retrieval) level.
+class NiahOptions:
+    """The options shared by the basic NIAH tasks (the paper's Appendix D.1 variants among them).
 
     Attributes:
-        task: ``mk_niah`` (one value for the queried key) or ``mv_niah`` (``n_values`` values).
         lengths: Target context lengths in tokens.
         samples: Samples per length.
         generation_reserve: Tokens of each target kept free for the answer.
@@ -31,7 +40,6 @@ class NiahBasicSpec:
         n_values: Values sharing the queried key; ``mv_niah`` only (default 4, the paper's).
     """
 
-    task: NiahTask
     lengths: tuple[int, ...] = DEFAULT_LENGTHS
     samples: int = 100
     generation_reserve: int = 128
@@ -41,7 +49,6 @@ class NiahBasicSpec:
     n_values: int | None = None
 
     def __post_init__(self) -> None:
-        _one_of("task", self.task, get_args(NiahTask))
         _one_of("key_kind", self.key_kind, get_args(KeyKind))
         if not self.lengths or any(x <= 0 for x in self.lengths):
             raise SpecError(f"lengths must be positive token counts, got {self.lengths}")
@@ -57,27 +64,34 @@ class NiahBasicSpec:
         _at_least("value_digits", self.value_digits, 1)
         if self.n_values is not None:
             _at_least("n_values", self.n_values, 1)
-            if self.task == "mk_niah" and self.n_values != 1:
-                raise SpecError(f"n_values applies to mv_niah only; mk_niah has one value, got {self.n_values}")
+
+
+@dataclass(frozen=True)
+class NiahBasicSpec:
+    """Multi-key or multi-value NIAH at the basic (synthetic retrieval) level.
+
+    Attributes:
+        task: ``mk_niah`` (one value for the queried key) or ``mv_niah`` (several values).
+        options: Lengths, sample counts and needle shapes.
+    """
+
+    task: NiahTask
+    options: NiahOptions = NiahOptions()
+
+    def __post_init__(self) -> None:
+        _one_of("task", self.task, get_args(NiahTask))
+        n_values = self.options.n_values
+        if self.task == "mk_niah" and n_values not in (None, 1):
+            raise SpecError(f"n_values applies to mv_niah only; mk_niah has one value, got {n_values}")
 
     @property
     def values_per_key(self) -> int:
         """How many needles share the queried key: 1 for ``mk_niah``, ``n_values`` (4) for ``mv_niah``."""
         if self.task == "mk_niah":
             return 1
-        return 4 if self.n_values is None else self.n_values
+        return 4 if self.options.n_values is None else self.options.n_values
 
     @property
     def config_name(self) -> str:
         """The release config this spec fills, e.g. ``mk_niah_basic``."""
         return f"{self.task}_basic"
-
-
-def _one_of(name: str, value: object, valid: tuple[object, ...]) -> None:
-    if value not in valid:
-        raise SpecError(f"{name} must be one of {', '.join(map(str, valid))}; got {value!r}")
-
-
-def _at_least(name: str, value: int, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise SpecError(f"{name} must be an integer >= {low}, got {value!r}")
