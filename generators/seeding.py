@@ -2,7 +2,7 @@
 
 Every random choice in needlework draws from a generator made here, so a row depends only on its
 own key and the build seed: never on the order rows are produced in, on parallelism, on the global
-random state, on ``hash()`` (salted per process) or on the clock.
+random state, on Python's per-process salted string hashing or on the clock.
 """
 
 from __future__ import annotations
