@@ -51,8 +51,7 @@ class _SplitWriter:
     schema: pa.Schema
     row_group_bytes: int
     shard_bytes: int
-    rows: int = 0
-    hash: ContentHash = field(default_factory=ContentHash)
+    digest: ContentHash = field(default_factory=ContentHash)
     _buffer: list[dict] = field(default_factory=list)
     _buffer_bytes: int = 0
     _writer: pq.ParquetWriter | None = None
@@ -73,14 +72,13 @@ class _SplitWriter:
             table = pa.Table.from_pylist(self._buffer, schema=self.schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError) as err:
             raise ReleaseError(f"{self.folder.name}/{self.split}: a row does not match the declared features: {err}") from err
-        self.hash.update_rows(table.to_pylist())
+        self.digest.update_rows(table.to_pylist())
         if self._writer is None:
             part = self.folder / f"{self.split}-{len(self._parts):05d}.parquet.part"
             self._parts.append(part)
             self._writer = pq.ParquetWriter(part, self.schema, compression="zstd")
             self._shard_bytes_written = 0
         self._writer.write_table(table)
-        self.rows += table.num_rows
         self.num_bytes += table.nbytes
         self._shard_bytes_written += table.nbytes
         self._buffer, self._buffer_bytes = [], 0
@@ -189,9 +187,9 @@ class ReleaseWriter:
                     continue
                 files = writer.close()
                 splits[split] = {
-                    "rows": writer.rows,
+                    "rows": writer.digest.rows,
                     "num_bytes": writer.num_bytes,
-                    "content_sha256": writer.hash.hexdigest(),
+                    "content_sha256": writer.digest.hexdigest(),
                     "files": files,
                 }
             if not splits:
