@@ -1,1 +1,4 @@
-"""Evaluation of models on published needlework releases (``python -m eval``); see issue 3."""
+"""Evaluate models on published needlework releases: ``python -m eval run|score|report|count``.
+
+Light on purpose: it reads releases (manifest and Parquet shards), never the builders.
+"""

@@ -2,54 +2,14 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
-from typing import Callable, TypeVar
 
 import click
 import polars as pl
 
-from generators.errors import NeedleworkError
 from needlework import __version__
+from needlework.cliutil import domain_errors, int_list, str_list
 from needlework.tokenizers import DEFAULT_TOKENIZER
-
-F = TypeVar("F", bound=Callable)
-
-
-class UserError(click.ClickException):
-    """A domain error shown as one ``error: ...`` line with exit status 2."""
-
-    exit_code = 2
-
-    def show(self, file=None) -> None:  # noqa: D102 - click's hook
-        click.echo(f"error: {self.format_message()}", err=True)
-
-
-def _int_list(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
-    if value is None:
-        return None
-    try:
-        return tuple(int(v.strip().replace("_", "")) for v in value.split(",") if v.strip())
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
-
-
-def _str_list(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
-    return None if value is None else tuple(v.strip() for v in value.split(",") if v.strip())
-
-
-def _domain_errors(fn: F) -> F:
-    """Turn needlework and OS errors raised by ``fn`` into one-line user errors."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except (NeedleworkError, OSError) as err:
-            raise UserError(str(err)) from err
-
-    return wrapper  # type: ignore[return-value]
-
 
 @click.group()
 @click.version_option(version=__version__, message="needlework %(version)s")
@@ -64,8 +24,8 @@ def build() -> None:
 
 @build.command("rulerv2")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Release folder to write.")
-@click.option("--tasks", callback=_str_list, default=None, help="Comma-separated tasks (default: all implemented).")
-@click.option("--lengths", callback=_int_list, default=None, help="Comma-separated target lengths in tokens.")
+@click.option("--tasks", callback=str_list, default=None, help="Comma-separated tasks (default: all implemented).")
+@click.option("--lengths", callback=int_list, default=None, help="Comma-separated target lengths in tokens.")
 @click.option("--samples", type=int, default=100, show_default=True, help="Samples per length.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--tokenizer", default=None, help="Tokenizer spec (default qwen2.5; e.g. cl100k_base, hf:PATH).")
@@ -75,7 +35,7 @@ def build() -> None:
 @click.option("--value-digits", type=int, default=10, show_default=True)
 @click.option("--n-values", type=int, default=None, help="Values of the queried key in mv_niah (default 4).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-@_domain_errors
+@domain_errors
 def build_rulerv2(out: Path, tasks, lengths, samples, seed, tokenizer, generation_reserve, key_kind, key_length, value_digits, n_values, quiet) -> None:
     """RULERv2 tasks at the chosen lengths."""
     from builders import rulerv2
@@ -106,7 +66,7 @@ def build_rulerv2(out: Path, tasks, lengths, samples, seed, tokenizer, generatio
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--tokenizer", default=None, help="Tokenizer spec (default qwen2.5).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-@_domain_errors
+@domain_errors
 def build_demo(out: Path, seed: int, tokenizer: str | None, quiet: bool) -> None:
     """Every implemented benchmark, small, on its embedded default (offline)."""
     from builders.demo import build_demo as run
@@ -118,7 +78,7 @@ def build_demo(out: Path, seed: int, tokenizer: str | None, quiet: bool) -> None
 
 @main.command()
 @click.argument("release", type=click.Path(path_type=Path))
-@_domain_errors
+@domain_errors
 def validate(release: Path) -> None:
     """Recompute content hashes and check that card, files and manifest agree (exit 1 if not)."""
     from builders.validate import validate_release
@@ -133,7 +93,7 @@ def validate(release: Path) -> None:
 
 @main.command()
 @click.argument("release", type=click.Path(path_type=Path))
-@_domain_errors
+@domain_errors
 def info(release: Path) -> None:
     """Configs, rows and token statistics of a release."""
     from builders.info import summarize_release

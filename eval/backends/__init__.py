@@ -1,0 +1,1 @@
+"""Model backends: ``openai`` (any OpenAI-compatible chat-completions server) and ``vllm`` (offline)."""

@@ -1,0 +1,96 @@
+"""What every backend takes and returns, and the errors that cross the backend boundary.
+
+A backend turns a stream of :class:`Request` into a stream of :class:`Outcome` (in completion
+order, each carrying its request's key). An OpenAI-compatible backend differs from another only
+in building the payload and parsing the response; the vLLM backend batches the same requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Iterable, Literal, Mapping, Protocol
+
+from generators.errors import NeedleworkError
+
+Message = Mapping[str, str]
+"""One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
+
+ErrorKind = Literal[
+    "context_length",  # the prompt does not fit the model's window; final, never retried
+    "bad_request",  # HTTP 400 other than context length; final
+    "http",  # 429/5xx that outlived the retries; transient, retried on resume
+    "timeout",  # no answer within the per-request timeout, after retries; transient
+    "connection",  # dropped or refused connection, after retries; transient
+    "malformed",  # a 200 whose body is not a chat completion, after retries; transient
+]
+
+FINAL_ERROR_KINDS: frozenset[str] = frozenset({"context_length", "bad_request"})
+"""Errors that are a property of the sample, not of the moment: a re-run would fail the same way."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """One chat completion to make. ``key`` identifies it in ``samples.jsonl``."""
+
+    key: str
+    messages: tuple[Message, ...]
+    generation: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts the server reported (0 when it reported none)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class SampleError:
+    """Why a request produced no answer. ``final`` errors are not retried on resume."""
+
+    kind: ErrorKind
+    message: str
+    status: int | None = None
+
+    @property
+    def final(self) -> bool:
+        """True when re-running the request would fail the same way."""
+        return self.kind in FINAL_ERROR_KINDS
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one :class:`Request`: a text, or an error, plus accounting."""
+
+    key: str
+    text: str | None
+    reasoning: str | None = None
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    error: SampleError | None = None
+    attempts: int = 1
+    latency_s: float = 0.0
+
+
+class BackendError(NeedleworkError, RuntimeError):
+    """A failure that stops the whole run (bad credentials, unknown model, missing extra)."""
+
+
+class Backend(Protocol):
+    """A model behind some API: streams outcomes for requests, in completion order."""
+
+    name: str
+
+    def describe(self) -> dict[str, Any]:
+        """Provenance for ``results.json`` (endpoint, chat-template hash); never secrets."""
+        ...
+
+    def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
+        """Run every request and yield one :class:`Outcome` per request as it completes."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections or engines."""
+        ...

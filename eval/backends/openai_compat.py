@@ -1,0 +1,258 @@
+"""Any OpenAI-compatible chat-completions server: vLLM serve, SGLang, llama.cpp, hosted APIs.
+
+Requests run concurrently up to a limit. Transient failures (429, 5xx, timeouts, dropped
+connections, a 200 whose body is not a completion) are retried with exponential backoff and full
+jitter, honouring Retry-After; a context-length or other 400 is final for its sample; a 401, 403 or
+404 stops the run. The API key is read from the environment and only ever sent in a header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
+
+import aiohttp
+
+from eval.backends.base import BackendError, Message, Outcome, Request, SampleError, Usage
+
+CONTEXT_LENGTH_PATTERN = re.compile(
+    r"context.length|context.window|maximum context|exceeds the (available )?context|too many tokens"
+    r"|prompt is too long|input is too long|max_model_len|maximum model length|requested \d+ tokens",
+    re.IGNORECASE,
+)
+FATAL_STATUSES = {401: "the server rejected the API key", 403: "access denied", 404: "model or endpoint not found"}
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+MAX_ERROR_TEXT = 500
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to wait before retrying a transient failure.
+
+    Attributes:
+        max_retries: Retries after the first attempt (so ``max_retries + 1`` attempts at most).
+        base_delay_s: The backoff before retry ``n`` is uniform in ``[0, base * 2**n]`` (full jitter).
+        max_delay_s: Cap on any single wait, Retry-After included.
+    """
+
+    max_retries: int = 6
+    base_delay_s: float = 1.0
+    max_delay_s: float = 60.0
+
+    def delay_s(self, retry: int, retry_after_s: float | None, rng: random.Random) -> float:
+        """Seconds to wait before retry number ``retry`` (0-based)."""
+        if retry_after_s is not None:
+            return min(self.max_delay_s, max(0.0, retry_after_s))
+        return rng.uniform(0.0, min(self.max_delay_s, self.base_delay_s * 2**retry))
+
+
+class _Transient(Exception):
+    """A failure worth retrying; carries the error to record if retries run out."""
+
+    def __init__(self, error: SampleError, retry_after_s: float | None = None) -> None:
+        super().__init__(error.message)
+        self.error, self.retry_after_s = error, retry_after_s
+
+
+def build_payload(model: str, messages: Sequence[Message], generation: Mapping[str, Any]) -> dict[str, Any]:
+    """The chat-completions request body. A trailing assistant message is continued, not answered
+    (vLLM's and SGLang's ``continue_final_message``), which is how an answer prefix is prefilled."""
+    payload: dict[str, Any] = {"model": model, "messages": [dict(m) for m in messages], **generation}
+    if messages and messages[-1]["role"] == "assistant":
+        payload.setdefault("continue_final_message", True)
+        payload.setdefault("add_generation_prompt", False)
+    return payload
+
+
+def parse_completion(body: Any) -> tuple[str, str | None, str | None, Usage]:
+    """(text, reasoning, finish_reason, usage) of a chat-completions response body.
+
+    Raises:
+        ValueError: the body is not a chat completion with one choice and a message.
+    """
+    try:
+        choice = body["choices"][0]
+        message = choice["message"]
+    except (KeyError, IndexError, TypeError):
+        raise ValueError("response has no choices[0].message") from None
+    content = message.get("content")
+    if content is not None and not isinstance(content, str):
+        raise ValueError("choices[0].message.content is not a string")
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    usage = body.get("usage") or {}
+    details = usage.get("completion_tokens_details") or {}
+    return (
+        content or "",
+        reasoning if isinstance(reasoning, str) else None,
+        choice.get("finish_reason"),
+        Usage(
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            reasoning_tokens=int(details.get("reasoning_tokens") or 0),
+        ),
+    )
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date), else None."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def classify_http_error(status: int, text: str) -> SampleError:
+    """The recorded error for a non-200 answer that is not fatal to the run."""
+    message = f"HTTP {status}: {text[:MAX_ERROR_TEXT]}"
+    if status in (400, 413, 422) and CONTEXT_LENGTH_PATTERN.search(text):
+        return SampleError("context_length", message, status)
+    if status in RETRY_STATUSES or status >= 500:
+        return SampleError("http", message, status)
+    return SampleError("bad_request", message, status)
+
+
+class OpenAIBackend:
+    """Chat completions over HTTP with bounded concurrency, retries and an error taxonomy."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        concurrency: int = 16,
+        timeout_s: float = 600.0,
+        retry: RetryPolicy = RetryPolicy(),
+        seed: int = 0,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+        self.model, self.base_url = model, base_url.rstrip("/")
+        self.concurrency, self.timeout_s, self.retry = concurrency, timeout_s, retry
+        self._headers = {"Content-Type": "application/json"}
+        if api_key:
+            self._headers["Authorization"] = f"Bearer {api_key}"
+        self._rng = random.Random(seed)
+        self._session: aiohttp.ClientSession | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """Endpoint and client limits; the API key is never included."""
+        return {
+            "base_url": self.base_url,
+            "concurrency": self.concurrency,
+            "timeout_s": self.timeout_s,
+            "max_retries": self.retry.max_retries,
+            "chat_template_sha256": None,
+        }
+
+    async def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
+        """Run requests with ``concurrency`` workers and yield outcomes as they complete.
+
+        Raises:
+            BackendError: the server answered 401, 403 or 404 (the run cannot succeed).
+        """
+        pending = iter(requests)
+        results: asyncio.Queue[Outcome | BaseException | None] = asyncio.Queue()
+
+        async def worker() -> None:
+            try:
+                for request in pending:
+                    await results.put(await self._complete(request))
+            except Exception as err:  # noqa: BLE001 - handed to the consumer, which re-raises it
+                await results.put(err)
+            finally:
+                await results.put(None)
+
+        workers = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
+        try:
+            running = len(workers)
+            while running:
+                item = await results.get()
+                if item is None:
+                    running -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    yield item
+        finally:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=self.concurrency, force_close=False),
+                timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+                headers=self._headers,
+            )
+        return self._session
+
+    async def _complete(self, request: Request) -> Outcome:
+        body = json.dumps(build_payload(self.model, request.messages, request.generation)).encode("utf-8")
+        started = time.monotonic()
+        for attempt in range(self.retry.max_retries + 1):
+            try:
+                text, reasoning, finish, usage = await self._post(body)
+                return Outcome(request.key, text, reasoning, finish, usage, None, attempt + 1, time.monotonic() - started)
+            except _Transient as transient:
+                if attempt == self.retry.max_retries:
+                    return _failed(request.key, transient.error, attempt + 1, started)
+                await asyncio.sleep(self.retry.delay_s(attempt, transient.retry_after_s, self._rng))
+            except _Final as final:
+                return _failed(request.key, final.error, attempt + 1, started)
+        raise AssertionError("unreachable: the retry loop always returns")
+
+    async def _post(self, body: bytes) -> tuple[str, str | None, str | None, Usage]:
+        url = f"{self.base_url}/chat/completions"
+        try:
+            async with self._client().post(url, data=body) as response:
+                raw = await response.read()
+                status, retry_after = response.status, response.headers.get("Retry-After")
+        except (asyncio.TimeoutError, TimeoutError):
+            raise _Transient(SampleError("timeout", f"no response within {self.timeout_s:g} s")) from None
+        except aiohttp.ClientError as err:
+            raise _Transient(SampleError("connection", f"{type(err).__name__}: {err}"[:MAX_ERROR_TEXT])) from None
+        text = raw.decode("utf-8", errors="replace")
+        if status in FATAL_STATUSES:
+            raise BackendError(f"{url}: HTTP {status}, {FATAL_STATUSES[status]}: {text[:MAX_ERROR_TEXT]}")
+        if status != 200:
+            error = classify_http_error(status, text)
+            if error.final:
+                raise _Final(error)
+            raise _Transient(error, parse_retry_after(retry_after))
+        try:
+            return parse_completion(json.loads(raw))
+        except ValueError as err:  # json.JSONDecodeError is a ValueError
+            raise _Transient(SampleError("malformed", f"{err}: {text[:200]!r}", status)) from None
+
+
+class _Final(Exception):
+    def __init__(self, error: SampleError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _failed(key: str, error: SampleError, attempts: int, started: float) -> Outcome:
+    return Outcome(key, None, error=error, attempts=attempts, latency_s=time.monotonic() - started)

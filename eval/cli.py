@@ -1,0 +1,176 @@
+"""``python -m eval``: run, score, report and count. Parses options and calls functions tests call too."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+
+from eval.backends.base import BackendError
+from eval.tasks import TaskOptions
+from needlework import __version__
+from needlework.cliutil import UserError, domain_errors
+
+_KEY_START = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_.]*\s*=)")
+
+
+def parse_gen_kwargs(text: str | None) -> dict[str, Any]:
+    """``temperature=0,max_tokens=256,stop=["\\n"]`` -> a dict; values are JSON when they parse.
+
+    Splits only at commas followed by ``name=``, so JSON lists keep their commas.
+    """
+    if not text:
+        return {}
+    settings: dict[str, Any] = {}
+    for part in _KEY_START.split(text):
+        name, sep, raw = part.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"expected name=value, got {part!r}", param_hint="--gen-kwargs")
+        try:
+            value: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw.strip()
+        settings[name.strip()] = value
+    return settings
+
+
+def _configs(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(c.strip() for value in values for c in value.split(",") if c.strip())
+
+
+def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
+    for option in reversed([
+        click.option("--dataset", required=True, help="A release folder or a Hub dataset id (owner/name)."),
+        click.option("--revision", default=None, help="Hub revision (branch, tag or commit); pinned to its commit."),
+        click.option("--config", "configs", multiple=True, required=True, callback=_configs,
+                     help="Config(s) to run; repeat or comma-separate."),
+        click.option("--split", default="test", show_default=True),
+        click.option("--limit", type=click.IntRange(min=1), default=None,
+                     help="Only the first N rows of each config (the run is marked not reportable)."),
+        click.option("--gen-kwargs", default=None,
+                     help="Generation settings, e.g. temperature=0,max_tokens=256 (default max_tokens: the row's reserve)."),
+        click.option("--seed", type=int, default=0, show_default=True, help="Sent to the model and part of each sample key."),
+        click.option("--thinking-end", default="</think>", show_default=True,
+                     help="Answer = text after the last occurrence of this marker; '' keeps everything."),
+        click.option("--answer-prefix", type=click.Choice(["user", "assistant", "omit"]), default="user",
+                     show_default=True, help="Answer prefix at the end of the user turn, as a prefill, or dropped."),
+    ]):
+        fn = option(fn)
+    return fn
+
+
+@click.group()
+@click.version_option(version=__version__, message="needlework eval %(version)s")
+def main() -> None:
+    """Evaluate models on needlework releases."""
+
+
+@main.command("run")
+@_dataset_options
+@click.option("--backend", type=click.Choice(["openai", "vllm"]), default="openai", show_default=True)
+@click.option("--model", required=True, help="Model name sent to the server, or the HF model for vLLM.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="Environment variable holding the API key (never written anywhere).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
+              help="Seconds per request attempt.")
+@click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
+@click.option("--max-error-rate", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True,
+              help="Stop cleanly once more than this fraction of samples failed (context-length errors excluded).")
+@click.option("--output-dir", type=click.Path(path_type=Path), default=None,
+              help="Run directory (default eval-runs/<release>/<model>); re-running resumes it.")
+@click.option("--progress/--no-progress", default=True)
+@domain_errors
+def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
+                gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, backend: str, model: str,
+                base_url: str | None, api_key_env: str, concurrency: int, timeout_s: float, max_retries: int,
+                max_error_rate: float, output_dir: Path | None, progress: bool) -> None:
+    """Run a model over release splits; re-running the same command resumes."""
+    from eval.runner import RunSpec, run
+
+    spec = RunSpec(
+        dataset=dataset, configs=configs, model=model, backend=backend, revision=revision,  # type: ignore[arg-type]
+        split=split, base_url=base_url, concurrency=concurrency, limit=limit, generation=parse_gen_kwargs(gen_kwargs),
+        seed=seed, output_dir=output_dir, max_error_rate=max_error_rate, timeout_s=timeout_s,
+        max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix),  # type: ignore[arg-type]
+        api_key_env=api_key_env,
+    )
+    try:
+        outcome = run(spec, progress=progress)
+    except BackendError as err:
+        raise UserError(f"run stopped: {err}") from err
+    _echo_summary(outcome.run_dir, outcome.results)
+    click.echo(f"{outcome.new_samples} new samples, {outcome.skipped_done} already done")
+
+
+@main.command("score")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
+@domain_errors
+def score_command(run_dirs: tuple[Path, ...]) -> None:
+    """Re-score runs from their saved samples alone and rewrite results.json."""
+    from eval.runner import score_run
+
+    for run_dir in run_dirs:
+        _echo_summary(run_dir, score_run(run_dir))
+
+
+@main.command("report")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Where to write report.md and the plots (default: the first run directory).")
+@domain_errors
+def report_command(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
+    """Write a Markdown summary and PNG plots for one or several runs."""
+    from eval.report import write_report
+
+    files = write_report(list(run_dirs), out_dir or run_dirs[0])
+    click.echo(str(files.markdown))
+    for plot in files.plots:
+        click.echo(str(plot))
+
+
+@main.command("count")
+@_dataset_options
+@click.option("--tokenizer", default=None, help="Tokenizer to count with (default: the release's).")
+@click.option("--price-input", type=float, default=None, help="USD per million prompt tokens.")
+@click.option("--price-output", type=float, default=None, help="USD per million output tokens.")
+@domain_errors
+def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
+                  gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, tokenizer: str | None,
+                  price_input: float | None, price_output: float | None) -> None:
+    """Dry run: prompt tokens (and cost, given prices) of a run, without calling a model."""
+    from eval.count import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT, count_run
+    from eval.runner import RunSpec
+
+    spec = RunSpec(dataset=dataset, configs=configs, model="(count)", backend="vllm", revision=revision, split=split,
+                   limit=limit, generation=parse_gen_kwargs(gen_kwargs), seed=seed,
+                   task_options=TaskOptions(thinking_end or None, answer_prefix))  # type: ignore[arg-type]
+    name, counts = count_run(spec, tokenizer)
+    click.echo(f"tokenizer: {name} (+{CHAT_TOKENS_PER_PROMPT} tokens per prompt and {CHAT_TOKENS_PER_MESSAGE} "
+               "per message for the chat format)")
+    click.echo(f"{'config':<24}{'rows':>8}{'prompt tokens':>16}{'longest':>10}{'max output':>12}{'cost USD':>12}")
+    total_cost = None
+    for c in counts:
+        cost = c.cost_usd(price_input, price_output)
+        total_cost = cost if total_cost is None else total_cost + (cost or 0.0)
+        click.echo(f"{c.config:<24}{c.rows:>8}{c.prompt_tokens:>16,}{c.max_prompt_tokens:>10,}{c.max_output_tokens:>12,}"
+                   f"{'-' if cost is None else f'{cost:.2f}':>12}")
+    if len(counts) > 1:
+        click.echo(f"{'total':<24}{sum(c.rows for c in counts):>8}{sum(c.prompt_tokens for c in counts):>16,}"
+                   f"{max(c.max_prompt_tokens for c in counts):>10,}{sum(c.max_output_tokens for c in counts):>12,}"
+                   f"{'-' if total_cost is None else f'{total_cost:.2f}':>12}")
+
+
+def _echo_summary(run_dir: Path, results: dict[str, Any]) -> None:
+    overall = results["scores"]["overall"]
+    score = overall.get("score")
+    click.echo(f"{run_dir / 'results.json'}: score {'-' if score is None else f'{100 * score:.1f}'} "
+               f"over {overall['n']} samples ({overall['n_errors']} errors)"
+               + ("" if results["reportable"] else f"; not reportable: {'; '.join(results['not_reportable_because'])}"))
+    for config, stats in results["scores"]["by"].get("config", {}).items():
+        value = stats.get("score")
+        click.echo(f"  {config}: {'-' if value is None else f'{100 * value:.1f}'} (n={stats['n']})")

@@ -1,0 +1,66 @@
+"""``python -m eval count``: what a run would send, in tokens and money, without calling a model.
+
+Prompt tokens are the rendered messages counted with a tokenizer (the release's own by default),
+plus a fixed chat-format overhead per message: a close estimate for any chat template, exact only
+for the model whose template matches. Output tokens are the ``max_tokens`` ceiling of each request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from eval.runner import RunSpec
+from eval.release import open_release
+from eval.tasks import get_task, task_name_for_row
+from generators.errors import SpecError
+from needlework.tokenizers import load_tokenizer
+
+CHAT_TOKENS_PER_MESSAGE = 4
+CHAT_TOKENS_PER_PROMPT = 3
+
+
+@dataclass(frozen=True)
+class ConfigCount:
+    """Token totals of one config's requests."""
+
+    config: str
+    rows: int
+    prompt_tokens: int
+    max_prompt_tokens: int
+    max_output_tokens: int
+
+    def cost_usd(self, input_per_mtok: float | None, output_per_mtok: float | None) -> float | None:
+        """Upper-bound cost at the given USD prices per million tokens (None without prices)."""
+        if input_per_mtok is None and output_per_mtok is None:
+            return None
+        return (self.prompt_tokens * (input_per_mtok or 0.0) + self.max_output_tokens * (output_per_mtok or 0.0)) / 1e6
+
+
+def count_run(spec: RunSpec, tokenizer: str | None = None) -> tuple[str, list[ConfigCount]]:
+    """Count the prompt and maximum output tokens of every request ``spec`` would send.
+
+    Returns:
+        The tokenizer name used, and one :class:`ConfigCount` per config.
+    """
+    release = open_release(spec.dataset, spec.revision)
+    name = tokenizer or (release.manifest.get("tokenizer") or {}).get("name")
+    if not name:
+        raise SpecError(f"{spec.dataset}: the manifest names no tokenizer; pass --tokenizer")
+    counter = load_tokenizer(name)
+    counts = []
+    for config in spec.configs:
+        rows = prompt = longest = output = 0
+        for row in release.iter_rows(config, spec.split, spec.limit):
+            task = get_task(task_name_for_row(release.benchmark, row), spec.task_options)
+            messages = task.render(row)
+            tokens = CHAT_TOKENS_PER_PROMPT + sum(
+                CHAT_TOKENS_PER_MESSAGE + counter.count(m["content"]) for m in messages
+            )
+            generation: dict[str, Any] = spec.generation_for(row)
+            rows += 1
+            prompt += tokens
+            longest = max(longest, tokens)
+            output += int(generation.get("max_tokens") or generation.get("max_completion_tokens") or 0)
+        counts.append(ConfigCount(config, rows, prompt, longest, output))
+    return name, counts

@@ -1,0 +1,297 @@
+"""Run a model over release splits: skip finished samples, stream the rest, append every outcome.
+
+The run directory holds ``run.json`` (what is being run, written first), ``samples.jsonl`` (one
+record per finished request, flushed as it completes) and ``results.json`` (rewritten at the end
+from the records alone). Re-running the same command resumes: a sample is keyed by a hash of
+everything that determines its answer, and done keys are skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Literal, Mapping
+
+from tqdm.auto import tqdm
+
+from eval.backends.base import Backend, BackendError, Outcome, Request
+from eval.release import Release, open_release
+from eval.results import SCHEMA_VERSION, aggregate_scores, count_outcomes, score_samples, usage_and_timing
+from eval.store import SAMPLES, SampleWriter, is_done, latest_records
+from eval.tasks import TaskOptions, get_task, task_name_for_row
+from generators.errors import NeedleworkError, SpecError
+from needlework import __version__
+
+RUN_FILE, RESULTS_FILE = "run.json", "results.json"
+DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}
+MIN_SAMPLES_FOR_ERROR_BUDGET = 20
+BackendName = Literal["openai", "vllm"]
+
+
+class ErrorBudgetExceeded(NeedleworkError, RuntimeError):
+    """Too many samples failed; the run stopped early and can be resumed."""
+
+    exit_status = 3
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything a run is asked to do; recorded in ``run.json`` (no secrets)."""
+
+    dataset: str
+    configs: tuple[str, ...]
+    model: str
+    backend: BackendName = "openai"
+    revision: str | None = None
+    split: str = "test"
+    base_url: str | None = None
+    concurrency: int = 16
+    limit: int | None = None
+    generation: Mapping[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    output_dir: Path | None = None
+    max_error_rate: float = 0.1
+    timeout_s: float = 600.0
+    max_retries: int = 6
+    task_options: TaskOptions = TaskOptions()
+    api_key_env: str = "OPENAI_API_KEY"
+
+    def __post_init__(self) -> None:
+        if not self.configs:
+            raise SpecError("name at least one --config")
+        if self.limit is not None and self.limit < 1:
+            raise SpecError(f"--limit must be at least 1, not {self.limit}")
+        if not 0.0 <= self.max_error_rate <= 1.0:
+            raise SpecError(f"--max-error-rate must be in [0, 1], not {self.max_error_rate}")
+        if self.backend == "openai" and not self.base_url:
+            raise SpecError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+
+    def generation_for(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """Generation settings for a row: defaults, ``max_tokens`` = the row's reserve, then the user's."""
+        settings = dict(DEFAULT_GENERATION)
+        if row.get("generation_reserve"):
+            settings["max_tokens"] = int(row["generation_reserve"])
+        settings.update(self.generation)
+        settings.setdefault("seed", self.seed)
+        return settings
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a finished (or stopped) run produced."""
+
+    run_dir: Path
+    results: dict[str, Any]
+    new_samples: int
+    skipped_done: int
+
+
+def sample_key(release: Release, config: str, row_id: str, request: Request, model: str, seed: int) -> str:
+    """sha256 over (dataset, revision, config, row id, rendered messages, model, generation, seed)."""
+    material = [release.identity, release.revision, config, row_id, list(map(dict, request.messages)),
+                model, dict(request.generation), seed]
+    return hashlib.sha256(json.dumps(material, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def default_run_dir(release: Release, model: str) -> Path:
+    """``eval-runs/<release name>/<model>``, with unsafe characters replaced."""
+    def slug(text: str) -> str:
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "run"
+
+    return Path("eval-runs") / slug(release.identity.split(":", 1)[1]) / slug(model)
+
+
+def plan_samples(spec: RunSpec, release: Release) -> list[dict[str, Any]]:
+    """Every sample the run covers: key, config, row id, task name and metadata, in release order."""
+    expected = []
+    for config in spec.configs:
+        for row in release.iter_rows(config, spec.split, spec.limit):
+            task_name = task_name_for_row(release.benchmark, row)
+            task = get_task(task_name, spec.task_options)
+            request = Request("", task.render(row), spec.generation_for(row))
+            expected.append({"key": sample_key(release, config, row["id"], request, spec.model, spec.seed),
+                             "config": config, "row_id": row["id"], "task": task_name, "metadata": task.metadata(row)})
+    return expected
+
+
+def _requests(spec: RunSpec, release: Release, pending: Mapping[tuple[str, str], str]
+              ) -> Iterator[tuple[Request, dict[str, Any]]]:
+    """(request, record stub) for each pending (config, row id), re-rendered from the release."""
+    for config in spec.configs:
+        if not any(c == config for c, _ in pending):
+            continue
+        for row in release.iter_rows(config, spec.split, spec.limit):
+            key = pending.get((config, row["id"]))
+            if key is None:
+                continue
+            task_name = task_name_for_row(release.benchmark, row)
+            task = get_task(task_name, spec.task_options)
+            stub = {"key": key, "config": config, "row_id": row["id"], "task": task_name,
+                    "references": task.references(row), "metadata": task.metadata(row)}
+            yield Request(key, task.render(row), spec.generation_for(row)), stub
+
+
+def _record(stub: Mapping[str, Any], outcome: Outcome) -> dict[str, Any]:
+    error = None if outcome.error is None else {**asdict(outcome.error), "final": outcome.error.final}
+    return {**stub, "text": outcome.text, "reasoning": outcome.reasoning, "finish_reason": outcome.finish_reason,
+            "usage": asdict(outcome.usage), "error": error, "attempts": outcome.attempts,
+            "latency_s": round(outcome.latency_s, 4)}
+
+
+def make_backend(spec: RunSpec) -> Backend:
+    """The backend the spec names; the API key comes from ``spec.api_key_env`` in the environment."""
+    if spec.backend == "openai":
+        from eval.backends.openai_compat import OpenAIBackend, RetryPolicy
+
+        return OpenAIBackend(spec.model, spec.base_url or "", api_key=os.environ.get(spec.api_key_env),
+                             concurrency=spec.concurrency, timeout_s=spec.timeout_s,
+                             retry=RetryPolicy(max_retries=spec.max_retries), seed=spec.seed)
+    if spec.backend == "vllm":
+        from eval.backends.vllm_backend import VllmBackend
+
+        return VllmBackend(spec.model)
+    raise SpecError(f"unknown backend {spec.backend!r}; choose openai or vllm")
+
+
+def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) -> RunOutcome:
+    """Run (or resume) ``spec`` and write ``run.json`` first and ``results.json`` last.
+
+    Raises:
+        ErrorBudgetExceeded: more than ``max_error_rate`` of this invocation's samples failed.
+        BackendError: the backend cannot serve the run at all (401, unknown model, missing extra).
+    """
+    started = time.monotonic()
+    release = open_release(spec.dataset, spec.revision)
+    for config in spec.configs:
+        release.split_info(config, spec.split)
+    run_dir = spec.output_dir or default_run_dir(release, spec.model)
+    samples_path = run_dir / SAMPLES
+    expected = plan_samples(spec, release)
+    done = {key for key, record in latest_records(samples_path).items() if is_done(record)}
+    pending = {(e["config"], e["row_id"]): e["key"] for e in expected if e["key"] not in done}
+    backend = backend or make_backend(spec)
+    write_run_file(run_dir, spec, release, backend.describe(), expected)
+    stop: NeedleworkError | None = None
+    new = 0
+    if pending:
+        with SampleWriter(samples_path) as writer:
+            try:
+                new = asyncio.run(_drive(spec, backend, _requests(spec, release, pending), writer,
+                                         len(expected), len(expected) - len(pending), progress))
+            except (ErrorBudgetExceeded, BackendError) as err:
+                stop, new = err, getattr(err, "new_samples", 0)
+    results = score_run(run_dir, wall_s=time.monotonic() - started, stopped=str(stop) if stop else None)
+    if stop is not None:
+        raise stop
+    return RunOutcome(run_dir, results, new, len(expected) - len(pending))
+
+
+async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Request, dict[str, Any]]],
+                 writer: SampleWriter, total: int, initial: int, progress: bool) -> int:
+    stubs: dict[str, dict[str, Any]] = {}
+
+    def feed() -> Iterator[Request]:
+        for request, stub in requests:
+            stubs[request.key] = stub
+            yield request
+
+    finished = failed = 0
+    bar = tqdm(total=total, initial=min(initial, total), unit="sample", disable=not progress, dynamic_ncols=True)
+    outcomes = backend.stream(feed())
+    try:
+        async for outcome in outcomes:
+            writer.append(_record(stubs.pop(outcome.key), outcome))
+            finished += 1
+            if outcome.error is not None and outcome.error.kind != "context_length":
+                failed += 1
+            bar.update(1)
+            bar.set_postfix(errors=failed, refresh=False)
+            if finished >= MIN_SAMPLES_FOR_ERROR_BUDGET and failed > spec.max_error_rate * finished:
+                err = ErrorBudgetExceeded(
+                    f"stopped: {failed} of {finished} samples failed (--max-error-rate {spec.max_error_rate:g}); "
+                    "fix the cause and re-run the same command to resume")
+                err.new_samples = finished  # type: ignore[attr-defined]
+                raise err
+    except BackendError as err:
+        err.new_samples = finished  # type: ignore[attr-defined]
+        raise
+    finally:
+        await outcomes.aclose()  # type: ignore[attr-defined]
+        await backend.aclose()
+        bar.close()
+    return finished
+
+
+def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info: Mapping[str, Any],
+                   expected: list[dict[str, Any]]) -> None:
+    """Write ``run.json``: the run as asked (no secrets), provenance, and every expected sample."""
+    run_info = {
+        "dataset": spec.dataset, "revision": release.revision, "configs": list(spec.configs), "split": spec.split,
+        "model": spec.model, "backend": spec.backend, "generation": dict(spec.generation), "seed": spec.seed,
+        "limit": spec.limit, "task_options": asdict(spec.task_options),
+    }
+    provenance = {
+        "needlework_version": __version__, "dataset_identity": release.identity, "benchmark": release.benchmark,
+        "manifest_sha256": release.manifest_sha256, "tokenizer": release.manifest.get("tokenizer"),
+        **dict(backend_info),
+    }
+    _write_json(run_dir / RUN_FILE, {"schema_version": SCHEMA_VERSION, "run": run_info, "provenance": provenance,
+                                     "expected": expected})
+
+
+def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = None) -> dict[str, Any]:
+    """Re-score a run from ``run.json`` and ``samples.jsonl`` alone and rewrite ``results.json``."""
+    run_path = Path(run_dir) / RUN_FILE
+    if not run_path.is_file():
+        raise SpecError(f"{run_dir}: no {RUN_FILE}; not an eval run directory")
+    saved = json.loads(run_path.read_text(encoding="utf-8"))
+    run_info, expected = saved["run"], saved["expected"]
+    options = TaskOptions(**run_info["task_options"])
+    records = latest_records(Path(run_dir) / SAMPLES)
+    scored = score_samples(expected, records, options)
+    metrics = sorted({get_task(t, options).metric for t in {e["task"] for e in expected}})
+    counts = count_outcomes(scored)
+    expected_keys = {e["key"] for e in expected}
+    usage, timing = usage_and_timing(r for k, r in records.items() if k in expected_keys)
+    previous = _read_json(Path(run_dir) / RESULTS_FILE)
+    timing["wall_s"] = round(wall_s, 3) if wall_s is not None else (previous or {}).get("timing", {}).get("wall_s")
+    reasons = []
+    if run_info.get("limit") is not None:
+        reasons.append(f"--limit {run_info['limit']}: only the first rows of each config were run")
+    if counts["missing"]:
+        reasons.append(f"{counts['missing']} of {counts['expected']} samples have no answer yet; re-run to resume")
+    results = {
+        "schema_version": SCHEMA_VERSION,
+        "complete": counts["missing"] == 0,
+        "reportable": not reasons,
+        "not_reportable_because": reasons,
+        "stopped": stopped,
+        "run": run_info,
+        "provenance": saved["provenance"],
+        "counts": counts,
+        "usage": usage,
+        "timing": timing,
+        "scores": aggregate_scores(scored, "; ".join(metrics)),
+    }
+    _write_json(Path(run_dir) / RESULTS_FILE, results)
+    return results
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def _write_json(path: Path, data: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,36 @@
+"""The task registry: which eval task reads a release row, by benchmark and the row's columns."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from eval.tasks.base import Task, TaskOptions
+from eval.tasks.rulerv2 import RulerNiahTask
+from generators.errors import SpecError
+
+TaskFactory = Callable[[TaskOptions], Task]
+
+TASKS: dict[str, TaskFactory] = {
+    "rulerv2/mk_niah_basic": lambda o: RulerNiahTask("rulerv2/mk_niah_basic", o),
+    "rulerv2/mv_niah_basic": lambda o: RulerNiahTask("rulerv2/mv_niah_basic", o),
+}
+
+
+def task_name_for_row(benchmark: str, row: Mapping[str, Any]) -> str:
+    """The registered task name for a row: ``{benchmark}/{task}_{level}`` (or ``{benchmark}/{task}``)."""
+    task = row.get("task")
+    if not task:
+        raise SpecError(f"{benchmark} row {row.get('id')!r}: no 'task' column to choose an eval task")
+    level = row.get("level")
+    return f"{benchmark}/{task}_{level}" if level else f"{benchmark}/{task}"
+
+
+def get_task(name: str, options: TaskOptions) -> Task:
+    """The task called ``name``; the error lists every registered task."""
+    try:
+        return TASKS[name](options)
+    except KeyError:
+        raise SpecError(f"no eval task {name!r}; known tasks: {', '.join(sorted(TASKS))}") from None
+
+
+__all__ = ["TASKS", "Task", "TaskOptions", "get_task", "task_name_for_row"]

@@ -1,0 +1,72 @@
+"""The task interface: render a release row as chat messages, extract the answer, score it.
+
+A task is chosen per row from the release (its benchmark and the row's task columns), so the user
+never restates it. Everything a task needs to score lives in the saved sample record (references
+and metadata), which is what lets ``python -m eval score`` re-score without the dataset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping, Protocol, Sequence
+
+from eval.backends.base import Message
+
+AnswerPrefixPlacement = Literal["user", "assistant", "omit"]
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """Options that change how every task renders or reads answers (recorded in the run).
+
+    Attributes:
+        thinking_end: Reasoning ends at the last occurrence of this marker; only the text after it
+            is the answer. ``None`` keeps the whole response.
+        answer_prefix: Where a row's answer prefix goes: at the end of the user turn as built
+            ("user", the paper's prompt verbatim), as an assistant prefill ("assistant"; the
+            server must continue the final message), or dropped ("omit").
+    """
+
+    thinking_end: str | None = "</think>"
+    answer_prefix: AnswerPrefixPlacement = "user"
+
+    def __post_init__(self) -> None:
+        if self.answer_prefix not in ("user", "assistant", "omit"):
+            raise ValueError(f"answer_prefix must be user, assistant or omit, not {self.answer_prefix!r}")
+        if self.thinking_end == "":
+            raise ValueError("thinking_end must be a non-empty marker or None")
+
+
+class Task(Protocol):
+    """One kind of question: how to ask it, read the answer and score it."""
+
+    name: str
+    metric: str
+    metadata_columns: tuple[str, ...]
+
+    def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
+        """The chat messages for a release row."""
+        ...
+
+    def references(self, row: Mapping[str, Any]) -> list[str]:
+        """The gold answers of a row."""
+        ...
+
+    def metadata(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """Values of :attr:`metadata_columns` for a row, used to break scores down."""
+        ...
+
+    def extract(self, response: str) -> str:
+        """The answer inside a model response."""
+        ...
+
+    def score(self, prediction: str, references: Sequence[str]) -> float:
+        """The score in [0, 1] of an extracted prediction."""
+        ...
+
+
+def strip_reasoning(response: str, thinking_end: str | None) -> str:
+    """The text after the last ``thinking_end`` marker (all of it when the marker is absent)."""
+    if thinking_end and thinking_end in response:
+        response = response.rsplit(thinking_end, 1)[1]
+    return response.strip()

@@ -1,0 +1,54 @@
+"""Command-line plumbing shared by ``needlework`` and ``python -m eval``: domain errors to exit codes."""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, TypeVar
+
+import click
+
+from generators.errors import NeedleworkError
+
+F = TypeVar("F", bound=Callable)
+
+
+class UserError(click.ClickException):
+    """A domain error shown as one ``error: ...`` line with exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:  # noqa: D102 - click's hook
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def int_list(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
+    """click callback: comma-separated integers (``_`` allowed as a digit separator)."""
+    if value is None:
+        return None
+    try:
+        return tuple(int(v.strip().replace("_", "")) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
+
+
+def str_list(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
+    """click callback: comma-separated names, blanks dropped."""
+    return None if value is None else tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def domain_errors(fn: F) -> F:
+    """Turn needlework and OS errors raised by ``fn`` into one-line user errors.
+
+    The exit status is the error's ``exit_status`` attribute when it has one, else 2.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (NeedleworkError, OSError) as err:
+            error = UserError(str(err))
+            error.exit_code = getattr(err, "exit_status", UserError.exit_code)
+            raise error from err
+
+    return wrapper  # type: ignore[return-value]
