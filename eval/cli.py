@@ -76,6 +76,8 @@ def main() -> None:
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="Environment variable holding the API key (never written anywhere).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option("--max-model-len", type=click.IntRange(min=1), default=None,
+              help="vllm: the model's window in tokens (default: from the model's config).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
               help="Seconds per request attempt.")
 @click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
@@ -88,7 +90,7 @@ def main() -> None:
 def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
                 gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, backend: str, model: str,
                 base_url: str | None, api_key_env: str, concurrency: int, timeout_s: float, max_retries: int,
-                max_error_rate: float, output_dir: Path | None, progress: bool) -> None:
+                max_model_len: int | None, max_error_rate: float, output_dir: Path | None, progress: bool) -> None:
     """Run a model over release splits; re-running the same command resumes."""
     from eval.runner import RunSpec, run
 
@@ -97,7 +99,7 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
         split=split, base_url=base_url, concurrency=concurrency, limit=limit, generation=parse_gen_kwargs(gen_kwargs),
         seed=seed, output_dir=output_dir, max_error_rate=max_error_rate, timeout_s=timeout_s,
         max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix),  # type: ignore[arg-type]
-        api_key_env=api_key_env,
+        api_key_env=api_key_env, max_model_len=max_model_len,
     )
     try:
         outcome = run(spec, progress=progress)

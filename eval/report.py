@@ -449,7 +449,7 @@ def plot_depth_heatmap(runs: Sequence[Run], config: str) -> Figure:
         ax.set_xlabel("context length (tokens)")
     axes[0].set_ylabel("needle depth (%)")
     fig.colorbar(image, ax=list(axes), label="score (%)", fraction=0.05, pad=0.02)
-    fig.suptitle(f"{config}: score by needle depth and context length")
+    fig.suptitle(f"{config}\nscore by needle depth and context length")
     return fig
 
 

@@ -61,6 +61,7 @@ class RunSpec:
     max_retries: int = 6
     task_options: TaskOptions = TaskOptions()
     api_key_env: str = "OPENAI_API_KEY"
+    max_model_len: int | None = None
 
     def __post_init__(self) -> None:
         if not self.configs:
@@ -155,7 +156,7 @@ def make_backend(spec: RunSpec) -> Backend:
     if spec.backend == "vllm":
         from eval.backends.vllm_backend import VllmBackend
 
-        return VllmBackend(spec.model)
+        return VllmBackend(spec.model, max_model_len=spec.max_model_len)
     raise SpecError(f"unknown backend {spec.backend!r}; choose openai or vllm")
 
 
@@ -186,6 +187,7 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
                                          len(expected), len(expected) - len(pending), progress))
             except (ErrorBudgetExceeded, BackendError) as err:
                 stop, new = err, getattr(err, "new_samples", 0)
+        write_run_file(run_dir, spec, release, backend.describe(), expected)  # now with engine facts
     results = score_run(run_dir, wall_s=time.monotonic() - started, stopped=str(stop) if stop else None)
     if stop is not None:
         raise stop
