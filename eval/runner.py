@@ -94,9 +94,13 @@ class RunOutcome:
 
 
 def sample_key(release: Release, config: str, row_id: str, request: Request, model: str, seed: int) -> str:
-    """sha256 over (dataset, revision, config, row id, rendered messages, model, generation, seed)."""
-    material = [release.identity, release.revision, config, row_id, list(map(dict, request.messages)),
-                model, dict(request.generation), seed]
+    """sha256 over (dataset, revision, config, row id, rendered messages, model, generation, seed).
+
+    Message contents enter through their own sha256, which keeps keying a long prompt about as
+    cheap as one pass over its bytes (JSON-escaping 100K-token strings would cost several times more).
+    """
+    messages = [[m["role"], hashlib.sha256(m["content"].encode("utf-8")).hexdigest()] for m in request.messages]
+    material = [release.identity, release.revision, config, row_id, messages, model, dict(request.generation), seed]
     return hashlib.sha256(json.dumps(material, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
-import random
 import re
 import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
 
 import aiohttp
+import numpy as np
 
 from eval.backends.base import BackendError, Message, Outcome, Request, SampleError, Usage
 
@@ -45,11 +45,11 @@ class RetryPolicy:
     base_delay_s: float = 1.0
     max_delay_s: float = 60.0
 
-    def delay_s(self, retry: int, retry_after_s: float | None, rng: random.Random) -> float:
+    def delay_s(self, retry: int, retry_after_s: float | None, rng: np.random.Generator) -> float:
         """Seconds to wait before retry number ``retry`` (0-based)."""
         if retry_after_s is not None:
             return min(self.max_delay_s, max(0.0, retry_after_s))
-        return rng.uniform(0.0, min(self.max_delay_s, self.base_delay_s * 2**retry))
+        return float(rng.uniform(0.0, min(self.max_delay_s, self.base_delay_s * 2**retry)))
 
 
 class _Transient(Exception):
@@ -145,9 +145,10 @@ class OpenAIBackend:
         self.model, self.base_url = model, base_url.rstrip("/")
         self.concurrency, self.timeout_s, self.retry = concurrency, timeout_s, retry
         self._headers = {"Content-Type": "application/json"}
+        self._secret = api_key or None
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
-        self._rng = random.Random(seed)
+        self._rng = np.random.default_rng(seed)  # jitter only; never affects what is asked
         self._session: aiohttp.ClientSession | None = None
 
     def describe(self) -> dict[str, Any]:
@@ -233,8 +234,9 @@ class OpenAIBackend:
         except (asyncio.TimeoutError, TimeoutError):
             raise _Transient(SampleError("timeout", f"no response within {self.timeout_s:g} s")) from None
         except aiohttp.ClientError as err:
-            raise _Transient(SampleError("connection", f"{type(err).__name__}: {err}"[:MAX_ERROR_TEXT])) from None
-        text = raw.decode("utf-8", errors="replace")
+            message = self._redact(f"{type(err).__name__}: {err}")[:MAX_ERROR_TEXT]
+            raise _Transient(SampleError("connection", message)) from None
+        text = self._redact(raw.decode("utf-8", errors="replace"))
         if status in FATAL_STATUSES:
             raise BackendError(f"{url}: HTTP {status}, {FATAL_STATUSES[status]}: {text[:MAX_ERROR_TEXT]}")
         if status != 200:
@@ -246,6 +248,11 @@ class OpenAIBackend:
             return parse_completion(json.loads(raw))
         except ValueError as err:  # json.JSONDecodeError is a ValueError
             raise _Transient(SampleError("malformed", f"{err}: {text[:200]!r}", status)) from None
+
+
+    def _redact(self, text: str) -> str:
+        """``text`` with the API key masked, in case a server echoes it back in an error."""
+        return text.replace(self._secret, "***") if self._secret else text
 
 
 class _Final(Exception):
