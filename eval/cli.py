@@ -38,7 +38,7 @@ def parse_gen_kwargs(text: str | None) -> dict[str, Any]:
 
 
 def _configs(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(c.strip() for value in values for c in value.split(",") if c.strip())
+    return tuple(dict.fromkeys(c.strip() for value in values for c in value.split(",") if c.strip()))
 
 
 def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack

@@ -285,9 +285,9 @@ def run_summary(run: Run) -> list[str]:
         f"- time: {_seconds(timing.get('wall_s'))} wall, {_int(timing.get('requests'))} requests, latency "
         f"mean {_seconds(timing.get('mean_latency_s'))}, p50 {_seconds(timing.get('p50_latency_s'))}, "
         f"p95 {_seconds(timing.get('p95_latency_s'))}",
-        "",
     ]
-    return lines
+    lines += [f"- warning: {warning}" for warning in run.results.get("warnings") or []]
+    return lines + [""]
 
 
 def _reportable_line(results: Mapping[str, Any]) -> str:

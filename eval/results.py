@@ -122,12 +122,14 @@ def count_outcomes(scored: Sequence[ScoredSample]) -> dict[str, Any]:
 
 
 def usage_and_timing(records: Iterable[Mapping[str, Any]]) -> tuple[dict[str, int], dict[str, Any]]:
-    """Token totals and latency statistics over the given records."""
+    """Token totals over the given records; latency statistics over the answered ones."""
     usage = Counter({"prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0})
-    latencies, attempts = [], 0
+    latencies, attempts, requests = [], 0, 0
     for record in records:
+        requests += 1
         usage.update({k: int(v) for k, v in (record.get("usage") or {}).items() if k in usage})
-        latencies.append(float(record.get("latency_s") or 0.0))
+        if record.get("error") is None:  # an instant rejection is not a latency
+            latencies.append(float(record.get("latency_s") or 0.0))
         attempts += int(record.get("attempts") or 1)
     latencies.sort()
 
@@ -135,7 +137,7 @@ def usage_and_timing(records: Iterable[Mapping[str, Any]]) -> tuple[dict[str, in
         return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))], 4) if latencies else None
 
     timing = {
-        "requests": len(latencies),
+        "requests": requests,
         "attempts": attempts,
         "mean_latency_s": round(sum(latencies) / len(latencies), 4) if latencies else None,
         "p50_latency_s": quantile(0.5),

@@ -18,10 +18,27 @@ from typing import Literal, Sequence
 
 import jiwer
 
+
+
+class _RemovePunctuation(jiwer.RemovePunctuation):
+    """jiwer's punctuation removal (every Unicode ``P*`` character) in one ``str.translate`` pass.
+
+    Same output as the parent, which calls ``str.replace`` once per punctuation character (819 of
+    them) and made re-scoring wrong answers the slowest part of resuming a run.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._table = str.maketrans("", "", "".join(sorted(self.tokens_to_remove)))
+
+    def process_string(self, s: str) -> str:
+        return s.translate(self._table)
+
+
 WER_TRANSFORM = jiwer.Compose(
     [
         jiwer.ToLowerCase(),
-        jiwer.RemovePunctuation(),
+        _RemovePunctuation(),
         jiwer.RemoveMultipleSpaces(),
         jiwer.Strip(),
         jiwer.ReduceToListOfListOfWords(),

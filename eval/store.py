@@ -89,7 +89,8 @@ class SampleWriter:
 
 
 def _cut_torn_tail(path: Path) -> None:
-    """Truncate a partial last line (a record cut by a kill) so appends start on a fresh line."""
+    """Make the file end on a newline: a partial last line (a record cut by a kill) is truncated;
+    a whole record that lost only its newline gets it back."""
     if not path.is_file() or path.stat().st_size == 0:
         return
     with path.open("rb+") as handle:
@@ -104,5 +105,19 @@ def _cut_torn_tail(path: Path) -> None:
                 break
             chunk = min(size, chunk * 2)
         keep = size - chunk + cut + 1 if cut >= 0 else 0
-        if keep != size:
+        if keep == size:
+            return
+        handle.seek(keep)
+        if _is_record(handle.read(size - keep)):
+            handle.seek(size)
+            handle.write(b"\n")
+        else:
             handle.truncate(keep)
+
+
+def _is_record(line: bytes) -> bool:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and "key" in record
