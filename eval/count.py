@@ -61,6 +61,6 @@ def count_run(spec: RunSpec, tokenizer: str | None = None) -> tuple[str, list[Co
             rows += 1
             prompt += tokens
             longest = max(longest, tokens)
-            output += int(generation.get("max_tokens") or generation.get("max_completion_tokens") or 0)
+            output += int(generation.get("max_completion_tokens") or generation.get("max_tokens") or 0)
         counts.append(ConfigCount(config, rows, prompt, longest, output))
     return name, counts

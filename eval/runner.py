@@ -30,6 +30,7 @@ from needlework import __version__
 
 RUN_FILE, RESULTS_FILE = "run.json", "results.json"
 DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}
+RESERVED_GENERATION_KEYS = frozenset({"model", "messages", "prompt", "stream", "n"})
 MIN_SAMPLES_FOR_ERROR_BUDGET = 20
 BackendName = Literal["openai", "vllm"]
 
@@ -66,6 +67,11 @@ class RunSpec:
     def __post_init__(self) -> None:
         if not self.configs:
             raise SpecError("name at least one --config")
+        if self.concurrency < 1 or self.timeout_s <= 0 or self.max_retries < 0:
+            raise SpecError("concurrency must be >= 1, timeout > 0 and max_retries >= 0")
+        reserved = sorted(RESERVED_GENERATION_KEYS & set(self.generation))
+        if reserved:
+            raise SpecError(f"--gen-kwargs may not set {', '.join(reserved)}: the harness sets or depends on them")
         if len(set(self.configs)) != len(self.configs):
             raise SpecError(f"--config names a config twice: {', '.join(self.configs)}")
         if self.limit is not None and self.limit < 1:
@@ -76,9 +82,13 @@ class RunSpec:
             raise SpecError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)")
 
     def generation_for(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        """Generation settings for a row: defaults, ``max_tokens`` = the row's reserve, then the user's."""
+        """Generation settings for a row: defaults, ``max_tokens`` = the row's reserve, then the user's.
+
+        Given ``max_completion_tokens`` (OpenAI reasoning models refuse ``max_tokens``), no
+        ``max_tokens`` is added.
+        """
         settings = dict(DEFAULT_GENERATION)
-        if row.get("generation_reserve"):
+        if row.get("generation_reserve") and "max_completion_tokens" not in self.generation:
             settings["max_tokens"] = int(row["generation_reserve"])
         settings.update(self.generation)
         settings.setdefault("seed", self.seed)
