@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from generators.errors import InputError, ReleaseError
@@ -77,7 +78,7 @@ class Release:
                             return
                         remaining -= 1
                         yield row
-            except OSError as err:
+            except (OSError, pa.ArrowException) as err:
                 raise InputError(str(path), None, None, f"unreadable Parquet shard ({err})") from err
 
 
