@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from eval.runner import RunSpec
+from eval.runner import RunSpec, tasked_rows
 from eval.release import open_release
-from eval.tasks import get_task, task_name_for_row
 from generators.errors import SpecError
 from needlework.tokenizers import load_tokenizer
 
@@ -48,19 +47,16 @@ def count_run(spec: RunSpec, tokenizer: str | None = None) -> tuple[str, list[Co
     if not name:
         raise SpecError(f"{spec.dataset}: the manifest names no tokenizer; pass --tokenizer")
     counter = load_tokenizer(name)
-    counts = []
-    for config in spec.configs:
-        rows = prompt = longest = output = 0
-        for row in release.iter_rows(config, spec.split, spec.limit):
-            task = get_task(task_name_for_row(release.benchmark, row), spec.task_options)
-            messages = task.render(row)
-            tokens = CHAT_TOKENS_PER_PROMPT + sum(
-                CHAT_TOKENS_PER_MESSAGE + counter.count(m["content"]) for m in messages
-            )
-            generation: dict[str, Any] = spec.generation_for(row)
-            rows += 1
-            prompt += tokens
-            longest = max(longest, tokens)
-            output += int(generation.get("max_completion_tokens") or generation.get("max_tokens") or 0)
-        counts.append(ConfigCount(config, rows, prompt, longest, output))
+    totals = {config: [0, 0, 0, 0] for config in spec.configs}  # rows, prompt, longest, output
+    for config, row, _, task in tasked_rows(spec, release):
+        tokens = CHAT_TOKENS_PER_PROMPT + sum(
+            CHAT_TOKENS_PER_MESSAGE + counter.count(m["content"]) for m in task.render(row)
+        )
+        generation: dict[str, Any] = spec.generation_for(row)
+        total = totals[config]
+        total[0] += 1
+        total[1] += tokens
+        total[2] = max(total[2], tokens)
+        total[3] += int(generation.get("max_completion_tokens") or generation.get("max_tokens") or 0)
+    counts = [ConfigCount(config, *total) for config, total in totals.items()]
     return name, counts

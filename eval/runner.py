@@ -16,7 +16,7 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Literal, Mapping
+from typing import Any, Iterable, Iterator, Literal, Mapping
 
 from tqdm.auto import tqdm
 
@@ -24,7 +24,7 @@ from eval.backends.base import Backend, BackendError, Outcome, Request
 from eval.release import Release, open_release
 from eval.results import SCHEMA_VERSION, aggregate_scores, count_outcomes, score_samples, usage_and_timing
 from eval.store import SAMPLES, SampleWriter, is_done, latest_records
-from eval.tasks import TaskOptions, get_task, task_name_for_row
+from eval.tasks import Task, TaskOptions, get_task, task_name_for_row
 from generators.errors import InputError, NeedleworkError, SpecError
 from needlework import __version__
 
@@ -124,34 +124,36 @@ def default_run_dir(release: Release, model: str) -> Path:
     return Path("eval-runs") / slug(release.identity.split(":", 1)[1]) / slug(model)
 
 
+def tasked_rows(spec: RunSpec, release: Release, configs: Iterable[str] | None = None
+                ) -> Iterator[tuple[str, dict[str, Any], str, Task]]:
+    """(config, row, task name, task) for every row the run covers, in release order."""
+    for config in spec.configs if configs is None else configs:
+        for row in release.iter_rows(config, spec.split, spec.limit):
+            task_name = task_name_for_row(release.benchmark, row)
+            yield config, row, task_name, get_task(task_name, spec.task_options)
+
+
 def plan_samples(spec: RunSpec, release: Release) -> list[dict[str, Any]]:
     """Every sample the run covers: key, config, row id, task name and metadata, in release order."""
     expected = []
-    for config in spec.configs:
-        for row in release.iter_rows(config, spec.split, spec.limit):
-            task_name = task_name_for_row(release.benchmark, row)
-            task = get_task(task_name, spec.task_options)
-            request = Request("", task.render(row), spec.generation_for(row))
-            expected.append({"key": sample_key(release, config, row["id"], request, spec.model, spec.seed),
-                             "config": config, "row_id": row["id"], "task": task_name, "metadata": task.metadata(row)})
+    for config, row, task_name, task in tasked_rows(spec, release):
+        request = Request("", task.render(row), spec.generation_for(row))
+        expected.append({"key": sample_key(release, config, row["id"], request, spec.model, spec.seed),
+                         "config": config, "row_id": row["id"], "task": task_name, "metadata": task.metadata(row)})
     return expected
 
 
 def _requests(spec: RunSpec, release: Release, pending: Mapping[tuple[str, str], str]
               ) -> Iterator[tuple[Request, dict[str, Any]]]:
     """(request, record stub) for each pending (config, row id), re-rendered from the release."""
-    for config in spec.configs:
-        if not any(c == config for c, _ in pending):
+    configs = [c for c in spec.configs if any(c == pending_config for pending_config, _ in pending)]
+    for config, row, task_name, task in tasked_rows(spec, release, configs):
+        key = pending.get((config, row["id"]))
+        if key is None:
             continue
-        for row in release.iter_rows(config, spec.split, spec.limit):
-            key = pending.get((config, row["id"]))
-            if key is None:
-                continue
-            task_name = task_name_for_row(release.benchmark, row)
-            task = get_task(task_name, spec.task_options)
-            stub = {"key": key, "config": config, "row_id": row["id"], "task": task_name,
-                    "references": task.references(row), "metadata": task.metadata(row)}
-            yield Request(key, task.render(row), spec.generation_for(row)), stub
+        stub = {"key": key, "config": config, "row_id": row["id"], "task": task_name,
+                "references": task.references(row), "metadata": task.metadata(row)}
+        yield Request(key, task.render(row), spec.generation_for(row)), stub
 
 
 def _record(stub: Mapping[str, Any], outcome: Outcome) -> dict[str, Any]:
