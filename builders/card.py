@@ -81,8 +81,13 @@ def card_metadata(facts: CardFacts, manifest: Mapping[str, Any], features: Mappi
     return data
 
 
-def render_card(facts: CardFacts, manifest: Mapping[str, Any], features: Mapping[str, datasets.Features]) -> str:
-    """The full README.md of a release."""
+def render_card(
+    facts: CardFacts,
+    manifest: Mapping[str, Any],
+    features: Mapping[str, datasets.Features],
+    fields: Mapping[str, str] | None = None,
+) -> str:
+    """The full README.md of a release; ``fields`` adds builder-specific ``$name`` substitutions."""
     try:
         body = resources.files("cards").joinpath(f"{facts.benchmark}.md").read_text(encoding="utf-8")
     except FileNotFoundError as err:
@@ -103,5 +108,6 @@ def render_card(facts: CardFacts, manifest: Mapping[str, Any], features: Mapping
         needlework_version=manifest.get("needlework_version", "n/a"),
         build_command=manifest.get("build", {}).get("command", "n/a"),
         attribution=facts.attribution,
+        **(fields or {}),
     )
     return f"---\n{card_metadata(facts, manifest, features).to_yaml()}\n---\n\n{text}"

@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from builders import rulerv2
+from builders import rulerv2, world
 from generators.rulerv2.spec import NiahOptions
 from generators.tokens import TokenCounter
+from generators.world.spec import WorldSpec
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
 DEMO_LENGTHS = (4096, 8192, 16384)
 DEMO_SAMPLES = 10
+DEMO_WORLD = WorldSpec(docs=400, questions=100)
 
 
 @dataclass(frozen=True)
@@ -28,4 +30,5 @@ def build_demo(out: Path, *, seed: int = 0, tokenizer: str = DEFAULT_TOKENIZER, 
     options = NiahOptions(lengths=DEMO_LENGTHS, samples=DEMO_SAMPLES)
     spec = rulerv2.RulerV2Build(seed=seed, tokenizer=tokenizer, options=options)
     rulerv2.build(spec, out / "rulerv2", tokens=tokens, progress=progress)
-    return DemoReport({"rulerv2": out / "rulerv2"})
+    world.build(world.WorldBuild(DEMO_WORLD, seed, tokenizer), out / "world", tokens=tokens, progress=progress)
+    return DemoReport({"rulerv2": out / "rulerv2", "world": out / "world"})

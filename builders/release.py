@@ -133,6 +133,8 @@ class ReleaseWriter:
         self.manifest = dict(manifest)
         self._row_group_bytes = row_group_bytes
         self._shard_bytes = shard_bytes
+        # Extra $name substitutions for the card body, e.g. statistics measured while writing.
+        self.card_fields: dict[str, str] = {}
         self._features: dict[str, datasets.Features] = {}
         self._splits: dict[tuple[str, str], _SplitWriter] = {}
         self._tmp: Path | None = None
@@ -153,6 +155,13 @@ class ReleaseWriter:
 
     def write(self, config: str, split: str, row: Mapping[str, Any]) -> None:
         """Append one row to a config split."""
+        self._split(config, split).add(row)
+
+    def open_split(self, config: str, split: str) -> None:
+        """Make sure a config split exists, even if no row is ever written to it (an empty table)."""
+        self._split(config, split)
+
+    def _split(self, config: str, split: str) -> "_SplitWriter":
         if self._tmp is None:
             raise ReleaseError("ReleaseWriter.write called outside its with-block")
         if config not in self._features:
@@ -164,7 +173,7 @@ class ReleaseWriter:
             self._splits[key] = _SplitWriter(
                 folder, split, self._features[config].arrow_schema, self._row_group_bytes, self._shard_bytes
             )
-        self._splits[key].add(row)
+        return self._splits[key]
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -197,7 +206,7 @@ class ReleaseWriter:
             configs[config] = {"splits": splits}
         manifest = {"needlework_version": __version__, **self.manifest, "configs": configs}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-        (tmp / CARD).write_text(render_card(self.facts, manifest, self._features), encoding="utf-8")
+        (tmp / CARD).write_text(render_card(self.facts, manifest, self._features, self.card_fields), encoding="utf-8")
 
 
 def is_release(folder: Path) -> bool:

@@ -61,6 +61,32 @@ def build_rulerv2(out: Path, tasks, lengths, samples, seed, tokenizer, generatio
     click.echo(f"wrote {report.out} ({sum(report.rows.values()):,} rows in {len(report.rows)} configs)")
 
 
+@build.command("world")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Release folder to write.")
+@click.option("--docs", type=int, default=2_000, show_default=True, help="Documents per language (entities, twins included).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--langs", callback=str_list, default="en,zh", show_default=True, help="Comma-separated languages (en, zh).")
+@click.option("--questions", type=int, default=500, show_default=True, help="Multi-hop questions per language.")
+@click.option("--twin-fraction", type=float, default=0.05, show_default=True, help="Share of entities given a near-miss twin.")
+@click.option("--tokenizer", default=None, help="Tokenizer that counts n_tokens (default qwen2.5).")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@domain_errors
+def build_world(out: Path, docs, seed, langs, questions, twin_fraction, tokenizer, quiet) -> None:
+    """The synthetic world: corpus, links, qa, facts, events, twins, entities."""
+    from builders import world
+
+    from generators.world.spec import WorldSpec
+
+    spec = WorldSpec(docs=docs, langs=langs, questions=questions, twin_fraction=twin_fraction)
+    report = world.build(world.WorldBuild(spec, seed, tokenizer or DEFAULT_TOKENIZER), out, progress=not quiet)
+    click.echo(f"wrote {report.out} ({', '.join(f'{c} {n:,}' for c, n in report.rows.items())})")
+    for g in report.graph:
+        click.echo(
+            f"{g.lang}: largest weakly connected component {g.largest_wcc:,} of {g.articles:,} articles "
+            f"({g.largest_wcc_share:.1%}); in-degree median {g.in_degree['median']:g}, p99 {g.in_degree['p99']:g}, max {g.in_degree['max']:g}"
+        )
+
+
 @build.command("demo")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to hold one release per benchmark.")
 @click.option("--seed", type=int, default=0, show_default=True)

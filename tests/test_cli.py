@@ -40,7 +40,7 @@ def demo(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("demo")
     result = run("build", "demo", "--out", str(out), "--quiet")
     assert result.exit_code == 0, result.output
-    assert result.output == f"rulerv2: {out / 'rulerv2'}\n"
+    assert result.output == f"rulerv2: {out / 'rulerv2'}\nworld: {out / 'world'}\n"
     return out
 
 
@@ -51,9 +51,10 @@ def release_copy(demo, tmp_path) -> Path:
     return copy
 
 
-def test_build_demo_then_validate(demo):
-    release = demo / "rulerv2"
-    assert sorted(p.name for p in demo.iterdir()) == ["rulerv2"]  # no hidden leftovers
+@pytest.mark.parametrize("benchmark", ["rulerv2", "world"])
+def test_build_demo_then_validate(demo, benchmark):
+    release = demo / benchmark
+    assert sorted(p.name for p in demo.iterdir()) == ["rulerv2", "world"]  # no hidden leftovers
     result = run("validate", str(release))
     assert result.exit_code == 0, result.output
     assert result.output == f"{release}: valid\n"
@@ -153,6 +154,44 @@ def test_folder_without_manifest_exits_2_with_one_line(tmp_path, command):
 def test_invalid_manifest_json_exits_2_with_one_line(release_copy):
     (release_copy / "manifest.json").write_text("{not json", encoding="utf-8")
     assert_one_error_line(run("validate", str(release_copy)), "manifest.json", "not valid JSON")
+
+
+def test_build_world_writes_every_config_and_reports_connectivity(tmp_path):
+    import datasets
+
+    out = tmp_path / "world"
+    result = run("build", "world", "--out", str(out), "--docs", "150", "--questions", "30", "--langs", "en", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "corpus 150" in result.output and "qa 30" in result.output
+    assert "en: largest weakly connected component" in result.output
+    assert run("validate", str(out)).exit_code == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sorted(manifest["configs"]) == ["corpus", "entities", "events", "facts", "links", "qa", "twins"]
+    assert manifest["stats"]["graph"][0]["lang"] == "en"
+    corpus = datasets.load_dataset(str(out), "corpus", split="train")
+    assert corpus.num_rows == 150 and set(corpus["lang"]) == {"en"}
+    qa = datasets.load_dataset(str(out), "qa", split="train")
+    assert qa.num_rows == 30 and all(d % 2 == 0 for s in qa["support"] for d in s)
+    assert "largest weakly connected component" in (out / "README.md").read_text()
+
+
+def test_build_world_without_twins_still_declares_an_empty_twins_config(tmp_path):
+    out = tmp_path / "world"
+    result = run("build", "world", "--out", str(out), "--docs", "100", "--questions", "5", "--twin-fraction", "0", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "manifest.json").read_text())["configs"]["twins"]["splits"]["train"]["rows"] == 0
+    assert run("validate", str(out)).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "args, needles",
+    [(["--docs", "5"], ["docs", ">= 60"]), (["--langs", "en,fr"], ["langs", "fr"]), (["--twin-fraction", "2"], ["twin_fraction"])],
+    ids=["docs", "langs", "twins"],
+)
+def test_bad_world_options_give_one_error_line_and_no_folder(tmp_path, args, needles):
+    out = tmp_path / "out"
+    assert_one_error_line(run("build", "world", "--out", str(out), "--quiet", *args), *needles)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("option, value", [("--lengths", ""), ("--tasks", ",")])
