@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Mapping
@@ -207,6 +207,20 @@ class ReleaseWriter:
         manifest = {"needlework_version": __version__, **self.manifest, "configs": configs}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
         (tmp / CARD).write_text(render_card(self.facts, manifest, self._features, self.card_fields), encoding="utf-8")
+
+
+def base_manifest(benchmark: str, build: Any, seed: int, tokens: Any, inputs: Mapping[str, str]) -> dict[str, Any]:
+    """The manifest fields every build records: version, benchmark, build command and arguments,
+    seed, tokenizer name and fingerprint, input fingerprints. ``build`` has ``command()`` and is a
+    dataclass; ``tokens`` is the TokenCounter used."""
+    return {
+        "needlework_version": __version__,
+        "benchmark": benchmark,
+        "build": {"command": build.command(), "args": asdict(build)},
+        "seed": seed,
+        "tokenizer": {"name": tokens.name, "fingerprint": tokens.fingerprint},
+        "inputs": dict(inputs),
+    }
 
 
 def is_release(folder: Path) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Literal, get_args
@@ -12,12 +12,11 @@ import datasets
 from tqdm.auto import tqdm
 
 from builders.card import CardFacts
-from builders.release import ReleaseWriter
+from builders.release import ReleaseWriter, base_manifest
 from generators.errors import SpecError
 from generators.rulerv2.niah_basic import KeyWords, generate
 from generators.rulerv2.spec import NiahBasicSpec, NiahOptions
 from generators.tokens import TokenCounter
-from needlework import __version__
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
 RulerTask = Literal["mk_niah_basic", "mv_niah_basic"]
@@ -140,14 +139,7 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
     """
     tokens = tokens or load_tokenizer(spec.tokenizer)
     words, inputs = load_key_words()
-    manifest = {
-        "needlework_version": __version__,
-        "benchmark": "rulerv2",
-        "build": {"command": spec.command(), "args": asdict(spec)},
-        "seed": spec.seed,
-        "tokenizer": {"name": tokens.name, "fingerprint": tokens.fingerprint},
-        "inputs": inputs,
-    }
+    manifest = base_manifest("rulerv2", spec, spec.seed, tokens, inputs)
     rows: dict[str, int] = {}
     with ReleaseWriter(out, FACTS, manifest) as release:
         for task in spec.tasks:

@@ -18,14 +18,13 @@ import pyarrow as pa
 from tqdm.auto import tqdm
 
 from builders.card import CardFacts
-from builders.release import ReleaseWriter
+from builders.release import ReleaseWriter, base_manifest
 from generators.tokens import TokenCounter
 from generators.world.questions import QuestionStats
 from generators.world.spec import WorldSpec
 from generators.world.tables import (
     corpus_rows, entity_rows, event_rows, fact_rows, generate_world, link_rows, qa_rows, twin_rows,
 )
-from needlework import __version__
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
 CHUNK = 512
@@ -238,14 +237,7 @@ def build(build_spec: WorldBuild, out: Path, *, tokens: TokenCounter | None = No
     """Write the world release at ``out`` (replacing a previous release there atomically)."""
     tokens = tokens or load_tokenizer(build_spec.tokenizer)
     report = WorldReport(Path(out))
-    manifest = {
-        "needlework_version": __version__,
-        "benchmark": "world",
-        "build": {"command": build_spec.command(), "args": asdict(build_spec)},
-        "seed": build_spec.seed,
-        "tokenizer": {"name": tokens.name, "fingerprint": tokens.fingerprint},
-        "inputs": {},
-    }
+    manifest = base_manifest("world", build_spec, build_spec.seed, tokens, {})
     with ReleaseWriter(out, FACTS, manifest) as release:
         for config in CONFIGS:
             release.declare(config, FEATURES[config])

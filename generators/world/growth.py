@@ -364,21 +364,21 @@ class Growth:
         return d.between(min(lo, self._last_year(creator)), self._last_year(creator))
 
     def make_song(self, e: Entity, kind: Kind, d: Draws) -> None:
+        singer = None
         if d.chance(0.7) and self.pools.get("band"):
             band = self.entities[self.pick("band", d, 1.5)]
             e.founded = d.between(band.founded, LAST_YEAR)
             self.state(Fact(e.id, "performed_by", band.id, None))
         else:
-            singer = self._creator(d, "performer", 16)
-            p = self.entities[singer] if singer is not None else None
-            e.founded = self._work_year(p, 16, 1900, d)
-            if p is not None:
-                self.state(Fact(e.id, "performed_by", p.id, None))
+            performer = self._creator(d, "performer", 16)
+            singer = self.entities[performer] if performer is not None else None
+            e.founded = self._work_year(singer, 16, 1900, d)
+            if singer is not None:
+                self.state(Fact(e.id, "performed_by", singer.id, None))
         when = date(e.founded, d)
         self.state(Fact(e.id, "released", None, when))
-        for f in self.world.facts_of[e.id]:
-            if f.relation == "performed_by" and self.entities[f.object].type == "person":
-                self.live(f.object, "performed", e.id, when)
+        if singer is not None:
+            self.live(singer.id, "performed", e.id, when)
 
     def make_book(self, e: Entity, kind: Kind, d: Draws) -> None:
         author = self._creator(d, "author", 20)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from generators.world.draws import Draws
-from generators.world.model import Entity, Fact, Twin
+from generators.world.model import Entity, Twin
 
 if TYPE_CHECKING:
     from generators.world.growth import Growth
