@@ -80,6 +80,10 @@ def render_article(world: World, entity_id: int, lex: Lexicon) -> Article:
     sep = lex.sentence_sep
 
     sections = SECTIONS_OF_CLASS[cls]
+    # Lead and headings are drawn before the facts, so a twin (which lacks some of its original's
+    # facts) still shares them with its original.
+    lead = [structure.choice(lex.leads[cls]).format(s=name, kind=noun, a_kind=a_noun)]
+    headings = {section: structure.choice(lex.sections[section]) for section in sections}
     body: dict[str, list[str]] = {s: [] for s in sections}
     links: list[int] = []
     for fact in world.facts_of[e.id]:
@@ -87,7 +91,6 @@ def render_article(world: World, entity_id: int, lex: Lexicon) -> Article:
         body[section if section in body else sections[0]].append(fact_sentence(world, e, fact, lex, structure))
         if fact.object is not None and fact.object not in links:
             links.append(fact.object)
-    lead = [structure.choice(lex.leads[cls]).format(s=name, kind=noun, a_kind=a_noun)]
 
     pron_key = e.gender if e.type == "person" else cls
     pron_cap, pron = lex.pronouns[pron_key]
@@ -119,7 +122,7 @@ def render_article(world: World, entity_id: int, lex: Lexicon) -> Article:
             size = filler.between(3, 8)
             paragraphs.append(sep.join(sentences[start:start + size]))
             start += size
-        parts.append(structure.choice(lex.sections[section]) + "\n" + "\n\n".join(paragraphs))
+        parts.append(headings[section] + "\n" + "\n\n".join(paragraphs))
     see_also = [other for other in e.see_also if other != e.id]
     if see_also:
         parts.append(lex.see_also + "\n" + lex.list_sep.join(world.name(o, lang) for o in see_also))

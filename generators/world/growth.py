@@ -71,15 +71,16 @@ class Growth:
         ids = self.pools.get(pool)
         return ids[d.skewed(len(ids), power)] if ids else None
 
-    def pick_where(self, pool: str, d: Draws, ok, power: float = 1.5) -> int | None:
-        """An entity from ``pool`` that satisfies ``ok``, trying a few draws (None if none fit)."""
-        ids = self.pools.get(pool)
-        if not ids:
-            return None
-        for _ in range(TRIES):
-            candidate = ids[d.skewed(len(ids), power)]
-            if ok(self.entities[candidate]):
-                return candidate
+    def pick_where(self, pools: str | tuple[str, ...], d: Draws, ok, power: float = 1.5) -> int | None:
+        """An entity satisfying ``ok``, a few draws from each pool in turn (None if none fit)."""
+        for pool in (pools,) if isinstance(pools, str) else pools:
+            ids = self.pools.get(pool)
+            if not ids:
+                continue
+            for _ in range(TRIES):
+                candidate = ids[d.skewed(len(ids), power)]
+                if ok(self.entities[candidate]):
+                    return candidate
         return None
 
     def alive_in(self, person: Entity, year: int) -> bool:
@@ -231,7 +232,7 @@ class Growth:
         self.state(Fact(e.id, "born_in", city, birth))
         self.live(e.id, "born", city, birth)
         self._parents(e, birth, d)
-        graduated = self._education(e, d)
+        graduated = self._education(e, kind, d)
         if "employee" in kind.roles and d.chance(0.8):
             self._jobs(e, kind, graduated or e.born + 22, d)
         if "band_member" in kind.roles:
@@ -274,13 +275,15 @@ class Growth:
             self.state(Fact(e.id, "mother", mother, None))
             self.live(mother, "had child", e.id, birth)
 
-    def _education(self, e: Entity, d: Draws) -> int | None:
+    def _education(self, e: Entity, kind: Kind, d: Draws) -> int | None:
+        """Graduation from a university that existed at enrolment, of the person's domain when one fits."""
         if not d.chance(0.7):
             return None
         year = e.born + d.between(21, 26)
         if year > self._last_year(e):
             return None
-        uni = self.pick_where("university", d, lambda u: u.founded is not None and u.founded <= year - 4)
+        ok = lambda u: u.founded is not None and u.founded <= year - 4
+        uni = self.pick_where((f"university:{kind.domain}", "university"), d, ok)
         if uni is None:
             return None
         when = date(year, d)
@@ -295,7 +298,7 @@ class Growth:
             if year > last or year > e.born + 60:
                 return
             ok = lambda o, y=year: o.founded is not None and o.founded <= y and o.id not in {j for j, _ in self.employers[e.id]}
-            org = self.pick_where(f"employer:{kind.domain}", d, ok) or self.pick_where("employer", d, ok)
+            org = self.pick_where((f"employer:{kind.domain}", "employer"), d, ok)
             if org is None:
                 return
             when = date(year, d)
@@ -398,9 +401,7 @@ class Growth:
         e.founded = self._work_year(p, 25, 1910, d)
         if p is not None:
             self.state(Fact(e.id, "directed_by", p.id, None))
-        studio = self.pick_where("company:literature", d, lambda c: c.founded <= e.founded) or self.pick_where(
-            "company", d, lambda c: c.founded <= e.founded
-        )
+        studio = self.pick_where(("company:literature", "company"), d, lambda c: c.founded <= e.founded)
         if studio is not None:
             self.state(Fact(e.id, "produced_by", studio, None))
         when = date(e.founded, d)
