@@ -103,6 +103,7 @@ class Growth:
     # -- the loop --------------------------------------------------------------------------
 
     def grow(self) -> World:
+        """Make every entity in id order and return the world."""
         spec = self.world.spec
         twin_next = False
         for i in range(spec.docs):
@@ -123,6 +124,7 @@ class Growth:
         return self.world
 
     def kind_for(self, i: int, d: Draws) -> Kind:
+        """The kind of entity ``i``: the fixed geographic prefix, then draws by type weight."""
         if i < N_CONTINENTS:
             type_ = "continent"
         elif i < N_CONTINENTS + N_FIRST_COUNTRIES:
@@ -147,15 +149,18 @@ class Growth:
     # -- places ----------------------------------------------------------------------------
 
     def make_continent(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A continent states nothing of its own; countries point at it."""
         pass
 
     def make_country(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A country on an earlier continent, with its founding year."""
         continent = self.pick("continent", d, 1.0)
         self.state(Fact(e.id, "located_in", continent, None))
         e.founded = d.between(1500, 1990)
         self.state(Fact(e.id, "founded", None, str(e.founded)))
 
     def make_city(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A city in an earlier country, founded 1000-1800, with a population; the first city of a country becomes its capital."""
         country = self.pick("country", d, 1.6)
         self.state(Fact(e.id, "located_in", country, None))
         self.country_of_city[e.id] = country
@@ -169,6 +174,7 @@ class Growth:
             self.state(Fact(country, "capital", e.id, None))
 
     def make_river(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A river or island in an earlier country."""
         self.state(Fact(e.id, "located_in", self.pick("country", d, 1.4), None))
 
     make_island = make_river
@@ -199,22 +205,27 @@ class Growth:
         return city
 
     def make_university(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A university in an earlier city, maybe founded by an earlier educator."""
         self._seat(e, "located_in", d)
         self._founding(e, d, 1600, "founder", 0.4)
 
     def make_company(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A company headquartered in an earlier city, often founded by an earlier founder."""
         self._seat(e, "headquartered_in", d)
         self._founding(e, d, 1850, "founder", 0.7)
 
     def make_party(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A political party headquartered in an earlier city, maybe founded by a politician."""
         self._seat(e, "headquartered_in", d)
         self._founding(e, d, 1850, "politician", 0.6)
 
     def make_publication(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A publication headquartered in an earlier city, maybe founded by an author."""
         self._seat(e, "headquartered_in", d)
         self._founding(e, d, 1800, "author", 0.4)
 
     def make_band(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A band formed in an earlier city."""
         self._seat(e, "formed_in", d)
         e.founded = d.between(1950, LAST_YEAR - 1)
         self.state(Fact(e.id, "founded", None, str(e.founded)))
@@ -222,6 +233,7 @@ class Growth:
     # -- people ------------------------------------------------------------------------------
 
     def make_person(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A person: birth, parents, education, jobs, bands or party, marriage, moves, retirement, death."""
         e.gender = "female" if d.chance(0.5) else "male"
         e.born = d.between(1850, 2002)
         if e.born < 1940 or d.chance(0.2):
@@ -367,6 +379,7 @@ class Growth:
         return d.between(min(lo, self._last_year(creator)), self._last_year(creator))
 
     def make_song(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A song by an earlier band or singer, released while they were active."""
         singer = None
         if d.chance(0.7) and self.pools.get("band"):
             band = self.entities[self.pick("band", d, 1.5)]
@@ -384,6 +397,7 @@ class Growth:
             self.live(singer.id, "performed", e.id, when)
 
     def make_book(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A book by an earlier author, published in their lifetime by a publication that existed."""
         author = self._creator(d, "author", 20)
         a = self.entities[author] if author is not None else None
         e.founded = self._work_year(a, 20, 1800, d)
@@ -396,6 +410,7 @@ class Growth:
         self.state(Fact(e.id, "published", None, str(e.founded)))
 
     def make_film(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A film by an earlier director, produced by a company that existed."""
         director = self._creator(d, "director", 25)
         p = self.entities[director] if director is not None else None
         e.founded = self._work_year(p, 25, 1910, d)
