@@ -144,9 +144,9 @@ def graph_stats(lang: str, docs: np.ndarray, src: np.ndarray, dst: np.ndarray) -
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
-    index = {int(d): i for i, d in enumerate(docs)}
-    rows = np.fromiter((index[int(s)] for s in src), dtype=np.int64, count=len(src))
-    cols = np.fromiter((index[int(t)] for t in dst), dtype=np.int64, count=len(dst))
+    order = np.argsort(docs, kind="stable")
+    rows = order[np.searchsorted(docs, src, sorter=order)]
+    cols = order[np.searchsorted(docs, dst, sorter=order)]
     n = len(docs)
     graph = coo_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n)).tocsr()
     components, labels = connected_components(graph, directed=True, connection="weak")

@@ -31,6 +31,14 @@ _TYPE_CUM = cumulative(TYPE_WEIGHTS.values())
 _KIND_CUM = {t: cumulative(k.weight for k in kinds) for t, kinds in KINDS_OF_TYPE.items()}
 _INTERACTION_CUM = cumulative(1.0 / (rank + 1) for rank in range(len(INTERACTIONS)))
 ACTOR_TYPES = frozenset({"country", "party", "company"})
+ORGANIZATIONS: dict[str, tuple[str, int, str, float]] = {
+    "university": ("located_in", 1600, "founder", 0.4),
+    "company": ("headquartered_in", 1850, "founder", 0.7),
+    "party": ("headquartered_in", 1850, "politician", 0.6),
+    "publication": ("headquartered_in", 1800, "author", 0.4),
+}
+"""Per organization type: the relation to its city, the earliest founding year, the founder role
+and the chance of having a recorded founder."""
 
 
 def date(year: int, d: Draws) -> str:
@@ -116,7 +124,8 @@ class Growth:
             kind = self.kind_for(i, d)
             e = Entity(i, kind.type, kind.id, self.forge.draw(kind, d))
             self.entities.append(e)
-            getattr(self, f"make_{kind.type}")(e, kind, d)
+            maker = "make_organization" if kind.type in ORGANIZATIONS else f"make_{kind.type}"
+            getattr(self, maker)(e, kind, d)
             self.interactions(e, kind, d)
             e.see_also = self.see_also(e, kind, d)
             self.register(e, kind)
@@ -204,25 +213,11 @@ class Growth:
         self.state(Fact(e.id, relation, city, None))
         return city
 
-    def make_university(self, e: Entity, kind: Kind, d: Draws) -> None:
-        """A university in an earlier city, maybe founded by an earlier educator."""
-        self._seat(e, "located_in", d)
-        self._founding(e, d, 1600, "founder", 0.4)
-
-    def make_company(self, e: Entity, kind: Kind, d: Draws) -> None:
-        """A company headquartered in an earlier city, often founded by an earlier founder."""
-        self._seat(e, "headquartered_in", d)
-        self._founding(e, d, 1850, "founder", 0.7)
-
-    def make_party(self, e: Entity, kind: Kind, d: Draws) -> None:
-        """A political party headquartered in an earlier city, maybe founded by a politician."""
-        self._seat(e, "headquartered_in", d)
-        self._founding(e, d, 1850, "politician", 0.6)
-
-    def make_publication(self, e: Entity, kind: Kind, d: Draws) -> None:
-        """A publication headquartered in an earlier city, maybe founded by an author."""
-        self._seat(e, "headquartered_in", d)
-        self._founding(e, d, 1800, "author", 0.4)
+    def make_organization(self, e: Entity, kind: Kind, d: Draws) -> None:
+        """A university, company, party or publication seated in an earlier city, maybe founded by an earlier person."""
+        seat, earliest, role, p_founder = ORGANIZATIONS[e.type]
+        self._seat(e, seat, d)
+        self._founding(e, d, earliest, role, p_founder)
 
     def make_band(self, e: Entity, kind: Kind, d: Draws) -> None:
         """A band formed in an earlier city."""
