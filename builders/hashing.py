@@ -51,3 +51,20 @@ def hash_parquet_files(paths: Sequence[Path], batch_rows: int = 64) -> ContentHa
         except (pa.ArrowException, OSError) as err:
             raise ReleaseError(f"{path}: not readable Parquet ({err})") from err
     return digest
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def folder_sha256(folder: Path) -> str:
+    """sha256 over every file of a folder: sorted relative paths and their contents' hashes."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{file_sha256(path)}\n".encode("utf-8"))
+    return digest.hexdigest()

@@ -4,28 +4,37 @@ from __future__ import annotations
 
 import re
 
-_SENTENCE_END = re.compile(
-    r"""
-    (?:[.!?]+["'”’)\]]*\s+)            # Latin: terminator, closing quotes/brackets, whitespace
-    | (?:[。．！？；…]+[”’」』）)]*\s*)    # CJK: full-width terminator, closers, optional space
-    | (?:\n\s*)                        # a line break ends a sentence in both scripts
+_LATIN_END = r"""(?:[.!?]+["'”’)\]]*\s+)"""  # terminator, closing quotes/brackets, whitespace
+_CJK_END = r"""(?:[。．！？；…]+[”’」』）)]*\s*)"""  # full-width terminator, closers, optional space
+
+_SENTENCE_END = re.compile(rf"{_LATIN_END} | {_CJK_END} | (?:\n\s*)", re.VERBOSE)
+_WRAPPED_SENTENCE_END = re.compile(
+    rf"""
+    {_LATIN_END} | {_CJK_END}
+    | (?<=[a-z][a-z][.!?])(?=[A-Z][a-z])   # run-together sentences: "a pen.There are"
+    | (?:\n[^\S\n]*\n\s*)                   # a blank line (paragraph break)
     """,
     re.VERBOSE,
 )
 
 
-def sentence_ends(text: str) -> list[int]:
+def sentence_ends(text: str, *, line_breaks: bool = True) -> list[int]:
     """Character offsets just after each sentence end, excluding 0 and ``len(text)``.
 
     A sentence ends after ``.``, ``!`` or ``?`` followed by whitespace, after a full-width
     ``。．！？；…`` (no space needed in Chinese), or at a line break; closing quotes and brackets
     stay with their sentence and the following whitespace stays with the ending sentence, so
     every returned offset is where a new sentence starts.
+
+    With ``line_breaks=False`` (hard-wrapped prose such as the NIAH essays) a single line break
+    is no sentence end, a blank line is, and so is a terminator run into the next sentence after
+    a lower-case word ("a pen.There are"), as texts that lost their paragraph breaks have.
     """
-    return [m.end() for m in _SENTENCE_END.finditer(text) if 0 < m.end() < len(text)]
+    pattern = _SENTENCE_END if line_breaks else _WRAPPED_SENTENCE_END
+    return sorted({m.end() for m in pattern.finditer(text) if 0 < m.end() < len(text)})
 
 
-def split_sentences(text: str) -> list[str]:
-    """``text`` split into sentences whose concatenation is exactly ``text``."""
-    cuts = [0, *sentence_ends(text), len(text)]
+def split_sentences(text: str, *, line_breaks: bool = True) -> list[str]:
+    """``text`` split into sentences whose concatenation is exactly ``text`` (see :func:`sentence_ends`)."""
+    cuts = [0, *sentence_ends(text, line_breaks=line_breaks), len(text)]
     return [text[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]

@@ -9,11 +9,11 @@ articles and questions), a HotpotQA distractor-setting JSON/JSONL file, or
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from builders.hashing import file_sha256, folder_sha256
 from builders.sources.hotpotqa import read_hotpotqa_hub, read_hotpotqa_json
 from builders.sources.mmlu import read_mcq_table, read_mmlu_folder, read_mmlu_hub
 from generators.errors import InputError
@@ -37,23 +37,6 @@ class Resolved:
     pool: McqPool | DocQaPool
     fingerprints: dict[str, str]
     dropped: tuple[str, ...] = ()
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file's bytes, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def folder_sha256(folder: Path) -> str:
-    """sha256 over every file of a folder: sorted relative paths and their contents' hashes."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(f"{path.relative_to(folder).as_posix()}\0{file_sha256(path)}\n".encode("utf-8"))
-    return digest.hexdigest()
 
 
 @lru_cache(maxsize=4)

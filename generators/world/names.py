@@ -20,6 +20,7 @@ from generators.world.name_data import (
 from generators.world.schema import Kind
 
 PERSON_PATTERN: tuple[str, str] = ("{G} {F}", "{G}·{F}")
+PROPER_PATTERN: tuple[str, str] = ("{N}", "{N}")
 SYLLABLE_FIELDS = frozenset({"N", "G", "F"})
 _LATIN = [s[0] for s in SYLLABLES]
 _HANZI = [s[1] for s in SYLLABLES]
@@ -107,6 +108,13 @@ class NameForge:
             patterns = TITLE_PATTERNS[kind.id]
         else:
             patterns = NAME_PATTERNS[kind.id]
+        return self._draw_from(patterns, is_work, d, f"a {kind.id}")
+
+    def proper(self, d: Draws) -> Name:
+        """A fresh unique bare proper name (``Korello`` / ``科雷洛``), for fictional needles outside a world."""
+        return self._draw_from((PROPER_PATTERN,), False, d, "a proper name")
+
+    def _draw_from(self, patterns: tuple[tuple[str, str], ...], is_work: bool, d: Draws, what: str) -> Name:
         for attempt in range(MAX_ATTEMPTS):
             pattern = d.choice(patterns)
             extra = attempt // 20  # longer names once short ones keep colliding
@@ -114,7 +122,7 @@ class NameForge:
             name = self._claim(pattern, tokens, is_work)
             if name is not None:
                 return name
-        raise SpecError(f"could not find a unique name for a {kind.id} after {MAX_ATTEMPTS} attempts")
+        raise SpecError(f"could not find a unique name for {what} after {MAX_ATTEMPTS} attempts")
 
     def _tokens(self, field: str, d: Draws, extra: int) -> tuple[int, ...]:
         if field == "A":

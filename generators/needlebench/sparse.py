@@ -1,0 +1,118 @@
+"""The information-sparse tasks (paper §3.1): S-RT, M-RT and M-RS needles at depths in filler text.
+
+For each repetition ``r`` the needles and the filler's starting sentence are drawn once, from
+the key ``needles=<k>/r=<r>``, so the cells of the depth x length grid differ only in depth and
+length: the heatmap compares like with like. Each needle goes to the sentence boundary nearest
+its depth (percent of the filler's tokens), several needles spread evenly from the row's depth to
+the end (:func:`generators.needlebench.rows.spread_depths`), and as much filler as fits fills the
+target length minus the language's buffer, verified with one encode
+(:func:`generators.haystack.fill_haystack`).
+
+* S-RT: one retrieval needle; the paper's single-needle prompt (Figures 7-9).
+* M-RT: ``k`` retrieval needles, every one asked in the order they appear (Figure 10).
+* M-RS: a kinship chain of ``k`` needles in scrambled order; the question asks the youngest
+  person's eldest ancestor (Figure 11).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+
+from generators.budget import TokenBudget
+from generators.haystack import Frame, fill_haystack
+from generators.needlebench.filler import Filler
+from generators.needlebench.kinship import PersonNames, answer_question, kinship_chain
+from generators.needlebench.needles import retrieval_needles
+from generators.needlebench.rows import BENCHMARK, NEEDLE_SEPARATOR, needle_records, row, spread_depths
+from generators.needlebench.spec import RETRIEVAL, SparseSpec
+from generators.needlebench.templates import KINSHIP, SPARSE, kinship_tail
+from generators.seeding import rng_for
+from generators.tokens import TokenCounter
+
+
+@dataclass(frozen=True)
+class SparseContent:
+    """What one repetition asks: needles in placement order, the frame and the answers.
+
+    Attributes:
+        needles: Needle sentences in the order they are placed (top to bottom).
+        keywords: Per needle, the keyword it carries ("" for kinship needles).
+        frame: Instruction before and question after the document.
+        query: The question(s) asked.
+        answers: The keywords scored: one per asked item.
+        question_type: ``retrieval`` or ``eldest_ancestor``.
+    """
+
+    needles: tuple[str, ...]
+    keywords: tuple[str, ...]
+    frame: Frame
+    query: str
+    answers: tuple[str, ...]
+    question_type: str
+
+
+def sparse_content(spec: SparseSpec, rng: np.random.Generator, count: int, names: PersonNames) -> SparseContent:
+    """The needles, prompt frame and answers of one repetition with ``count`` needles."""
+    frame = SPARSE[spec.lang]
+    if spec.task == "m-rs":
+        chain = kinship_chain(rng, count, spec.lang, names)
+        ask = answer_question(rng, chain, "eldest_ancestor")
+        order = rng.permutation(count).tolist()
+        kinship = KINSHIP[spec.lang]
+        question = kinship.mrs_question_lead + kinship.questions["eldest_ancestor"].question.format(person=ask.person)
+        tail = kinship_tail(spec.lang, "eldest_ancestor", atc=False).format(person=ask.person)
+        suffix = frame.ask + question + tail
+        return SparseContent(tuple(chain.sentences[i] for i in order), ("",) * count, Frame(frame.intro_single, suffix),
+                             question, (ask.answer,), "eldest_ancestor")
+    needles = retrieval_needles(rng, count, spec.lang)
+    questions = frame.question_joiner.join(n.question for n in needles)
+    if spec.task == "s-rt":
+        answer = frame.answer_single.format(answer_format=needles[0].answer_format)
+        intro = frame.intro_single
+    else:
+        joined = frame.format_joiner.join(n.answer_format for n in needles) + frame.format_end
+        answer = frame.answer_multi.format(answer_format=joined)
+        intro = frame.intro_multi
+    keywords = tuple(n.keyword for n in needles)
+    return SparseContent(tuple(n.text for n in needles), keywords, Frame(intro, frame.ask + questions + answer),
+                         questions, keywords, RETRIEVAL)
+
+
+def generate_sparse(spec: SparseSpec, *, seed: int, tokens: TokenCounter, filler: Filler,
+                    names: PersonNames) -> Iterator[dict[str, Any]]:
+    """Rows of one information-sparse task and language: needle counts x repeats x lengths x depths.
+
+    Args:
+        spec: Task, language, lengths, depths, repeats, needle counts and buffer.
+        seed: Build seed.
+        tokens: The build's tokenizer (one verifying encode per row).
+        filler: The language's filler text, counted with ``tokens``.
+        names: Person names for M-RS kinship needles.
+    """
+    separator = NEEDLE_SEPARATOR[spec.lang]
+    for count in spec.needle_counts:
+        for r in range(spec.repeats):
+            rng = rng_for(seed, BENCHMARK, f"{spec.task}-{spec.lang}", f"needles={count}/r={r:03d}")
+            content = sparse_content(spec, rng, count, names)
+            start = int(rng.integers(len(filler.sentences)))
+            placed = [n + separator for n in content.needles]
+            needle_tokens = tokens.count_batch(placed)
+            frame_tokens = tokens.count(content.frame.prefix + content.frame.suffix)
+            for length in spec.lengths:
+                budget = TokenBudget(length, spec.buffer)
+                units, unit_tokens = filler.window(start, budget.limit)
+                for depth in spec.depths:
+                    depths = spread_depths(float(depth), count)
+                    fitted = fill_haystack(units, unit_tokens, placed, needle_tokens, depths, content.frame,
+                                           frame_tokens, budget, tokens)
+                    yield row(
+                        id=f"{spec.task}/{spec.lang}/needles={count}/len={length}/depth={float(depth):g}/r={r:03d}",
+                        input=fitted.rendered.text, answers=list(content.answers), query=content.query,
+                        task=spec.task, lang=spec.lang, target_tokens=length, depth=float(depth), needle_count=count,
+                        question_type=content.question_type, repeat=r, n_tokens=fitted.n_tokens,
+                        length_buffer=spec.buffer, tokenizer=tokens.name, filler=filler.source,
+                        needles=needle_records(content.needles, fitted.placements, content.keywords, depths),
+                    )

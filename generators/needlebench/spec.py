@@ -1,0 +1,152 @@
+"""Frozen, validated specs of the NeedleBench tasks (paper §3.1 information-sparse, §3.2 ATC)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+from generators.errors import SpecError
+
+Task = Literal["s-rt", "m-rt", "m-rs", "atc"]
+Lang = Literal["en", "zh"]
+QuestionType = Literal["eldest_ancestor", "nth_ancestor", "nth_descendant", "relationship_distance"]
+
+TASKS: tuple[str, ...] = get_args(Task)
+SPARSE_TASKS: tuple[str, ...] = ("s-rt", "m-rt", "m-rs")
+"""The information-sparse tasks: needles in filler text at depths and lengths."""
+LANGS: tuple[str, ...] = get_args(Lang)
+QUESTION_TYPES: tuple[str, ...] = get_args(QuestionType)
+"""ATC's four question types (paper §3.2, "Task Diversity")."""
+RETRIEVAL = "retrieval"
+"""The question type of S-RT and M-RT rows."""
+
+LENGTH_PRESETS: dict[str, tuple[int, ...]] = {
+    name: tuple(top * i // 8 for i in range(1, 9))
+    for name, top in (("4k", 4_000), ("8k", 8_000), ("32k", 32_000), ("128k", 128_000), ("200k", 200_000), ("1m", 1_000_000))
+}
+"""Length presets: eight evenly spaced decimal lengths up to the preset's size (128k: 16,000,
+32,000, ..., 128,000, the list OpenCompass runs at 128K); a build takes any list too."""
+DEFAULT_LENGTHS: tuple[int, ...] = LENGTH_PRESETS["32k"]
+DEFAULT_DEPTHS: tuple[float, ...] = tuple(float(d) for d in range(0, 101, 10))
+"""Needle depths in percent of the filler: 0, 10, ..., 100."""
+DEFAULT_REPEATS = 10
+"""R, repetitions per configuration (paper §3.1 and §3.2: R = 10)."""
+DEFAULT_MRT_NEEDLES = 5
+"""Needles per multi-needle retrieval sample (the paper's Figure 10 example has five)."""
+DEFAULT_MRS_NEEDLES: tuple[int, ...] = (2, 3, 4, 5)
+"""Kinship needles per multi-needle reasoning sample: 2 to 5 (paper §3.1)."""
+DEFAULT_ATC_NEEDLES: tuple[int, ...] = tuple(2**k for k in range(1, 10))
+"""ATC needle counts 2, 4, ..., 512 (the set N of equation 4)."""
+DEFAULT_BUFFER: dict[str, int] = {"en": 200, "zh": 200}
+"""Tokens kept below each target length per language, so a model whose tokenizer counts more
+than the build's does not see the instruction truncated (paper §3.1; the paper does not give the
+figure, so this is needlework's default)."""
+MAX_NEEDLES = 4_096
+
+
+def _check_ints(name: str, values: tuple[int, ...], low: int, high: int | None = None) -> None:
+    if not values:
+        raise SpecError(f"{name} must not be empty")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or v < low or (high is not None and v > high):
+            bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
+            raise SpecError(f"{name} must hold integers {bound}, got {v!r}")
+    if len(set(values)) != len(values):
+        raise SpecError(f"{name} must not repeat values, got {', '.join(map(str, values))}")
+
+
+def _check_langs(langs: tuple[str, ...]) -> None:
+    if not langs or len(set(langs)) != len(langs) or not set(langs) <= set(LANGS):
+        raise SpecError(f"langs must be distinct values from {', '.join(LANGS)}, got {', '.join(langs) or '(none)'}")
+
+
+@dataclass(frozen=True)
+class SparseSpec:
+    """One information-sparse task in one language: needles at depths in filler at lengths.
+
+    Attributes:
+        task: ``s-rt`` (one needle), ``m-rt`` (``needles`` needles, all asked) or ``m-rs`` (a kinship
+            chain of each count in ``needle_counts``; the question asks for the eldest ancestor).
+        lang: ``en`` or ``zh``.
+        lengths: Target context lengths in tokens.
+        depths: Needle depths in percent of the filler (the first needle's, for several needles).
+        repeats: R, repetitions per (length, depth), each with other needles and filler.
+        needle_counts: Needles per sample: one value for S-RT (1) and M-RT, any list for M-RS.
+        buffer: Tokens kept below every target (the prompt has at most ``length - buffer`` tokens).
+    """
+
+    task: Task
+    lang: Lang
+    lengths: tuple[int, ...] = DEFAULT_LENGTHS
+    depths: tuple[float, ...] = DEFAULT_DEPTHS
+    repeats: int = DEFAULT_REPEATS
+    needle_counts: tuple[int, ...] = ()
+    buffer: int = 200
+
+    def __post_init__(self) -> None:
+        if self.task not in SPARSE_TASKS:
+            raise SpecError(f"task must be one of {', '.join(SPARSE_TASKS)}; got {self.task!r}")
+        _check_langs((self.lang,))
+        _check_ints("lengths", self.lengths, 1)
+        if not self.depths or any(not 0.0 <= float(d) <= 100.0 for d in self.depths) or len(set(self.depths)) != len(self.depths):
+            raise SpecError(f"depths must be distinct percentages in [0, 100], got {', '.join(map(str, self.depths)) or '(none)'}")
+        _check_ints("repeats", (self.repeats,), 1)
+        if not self.needle_counts:
+            default = {"s-rt": (1,), "m-rt": (DEFAULT_MRT_NEEDLES,), "m-rs": DEFAULT_MRS_NEEDLES}[self.task]
+            object.__setattr__(self, "needle_counts", default)
+        if self.task == "s-rt" and self.needle_counts != (1,):
+            raise SpecError(f"s-rt has exactly one needle, got needle counts {self.needle_counts}")
+        low = {"s-rt": 1, "m-rt": 2, "m-rs": 2}[self.task]
+        _check_ints(f"{self.task} needle counts", self.needle_counts, low, MAX_NEEDLES)
+        if self.task == "m-rt" and len(self.needle_counts) != 1:
+            raise SpecError(f"m-rt takes one needle count, got {', '.join(map(str, self.needle_counts))}")
+        _check_ints("buffer", (self.buffer,), 0)
+        if self.buffer >= min(self.lengths):
+            raise SpecError(f"buffer ({self.buffer} tokens) must be below the shortest length ({min(self.lengths)})")
+
+
+@dataclass(frozen=True)
+class AtcSpec:
+    """The Ancestral Trace Challenge in one language.
+
+    Attributes:
+        lang: ``en`` or ``zh``.
+        needle_counts: Kinship needles per question (the chain has one more person than needles).
+        question_types: Which of :data:`QUESTION_TYPES` to ask (each is its own row).
+        repeats: R, questions per (needle count, question type), each with new names and relations.
+    """
+
+    lang: Lang
+    needle_counts: tuple[int, ...] = DEFAULT_ATC_NEEDLES
+    question_types: tuple[str, ...] = field(default=QUESTION_TYPES)
+    repeats: int = DEFAULT_REPEATS
+
+    def __post_init__(self) -> None:
+        _check_langs((self.lang,))
+        _check_ints("ATC needle counts", self.needle_counts, 1, MAX_NEEDLES)
+        if not self.question_types or not set(self.question_types) <= set(QUESTION_TYPES) or len(set(self.question_types)) != len(self.question_types):
+            raise SpecError(f"question types must be distinct values from {', '.join(QUESTION_TYPES)}, got {', '.join(self.question_types) or '(none)'}")
+        _check_ints("repeats", (self.repeats,), 1)
+
+
+def parse_lengths(text: str) -> tuple[int, ...]:
+    """Lengths from a preset name (``4k``, ``8k``, ``32k``, ``128k``, ``200k``, ``1m``) or a comma list.
+
+    Items of a list may themselves be presets (``4k,128k`` joins both) or integers.
+    """
+    lengths: list[int] = []
+    for item in (t.strip().lower().replace("_", "") for t in text.split(",")):
+        if not item:
+            continue
+        if item in LENGTH_PRESETS:
+            lengths += [n for n in LENGTH_PRESETS[item] if n not in lengths]
+            continue
+        try:
+            value = int(item)
+        except ValueError:
+            raise SpecError(f"length {item!r} is neither an integer nor a preset ({', '.join(LENGTH_PRESETS)})") from None
+        if value not in lengths:
+            lengths.append(value)
+    if not lengths:
+        raise SpecError("no lengths given")
+    return tuple(lengths)
