@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from builders import rulerv2, world
+from builders import needlebench, rulerv2, world
 from generators.rulerv2.spec import RulerOptions
 from generators.tokens import TokenCounter
 from generators.world.spec import WorldSpec
@@ -14,6 +14,10 @@ from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 DEMO_LENGTHS = (4096, 8192, 16384)
 DEMO_SAMPLES = 10
 DEMO_WORLD = WorldSpec(docs=400, questions=100)
+DEMO_NEEDLEBENCH_LENGTHS = (2000, 4000, 8000)
+DEMO_NEEDLEBENCH_DEPTHS = (0.0, 25.0, 50.0, 75.0, 100.0)
+DEMO_ATC_NEEDLES = (2, 4, 8, 16, 32, 64)
+DEMO_REPEATS = 2
 
 
 @dataclass(frozen=True)
@@ -30,5 +34,8 @@ def build_demo(out: Path, *, seed: int = 0, tokenizer: str = DEFAULT_TOKENIZER, 
     options = RulerOptions(lengths=DEMO_LENGTHS, samples=DEMO_SAMPLES, golden=True)
     spec = rulerv2.RulerV2Build(seed=seed, tokenizer=tokenizer, options=options)
     rulerv2.build(spec, out / "rulerv2", tokens=tokens, progress=progress)
+    small = needlebench.NeedleBenchBuild(lengths=DEMO_NEEDLEBENCH_LENGTHS, depths=DEMO_NEEDLEBENCH_DEPTHS, repeats=DEMO_REPEATS,
+                                         atc_needles=DEMO_ATC_NEEDLES, seed=seed, tokenizer=tokenizer)
+    needlebench.build(small, out / "needlebench", tokens=tokens, progress=progress)
     world.build(world.WorldBuild(DEMO_WORLD, seed, tokenizer), out / "world", tokens=tokens, progress=progress)
-    return DemoReport({"rulerv2": out / "rulerv2", "world": out / "world"})
+    return DemoReport({"rulerv2": out / "rulerv2", "needlebench": out / "needlebench", "world": out / "world"})

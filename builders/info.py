@@ -9,6 +9,9 @@ import polars as pl
 
 from builders.validate import read_manifest
 
+RESERVE_COLUMNS = ("generation_reserve", "length_buffer")
+"""Columns holding the tokens a row keeps below its target (RULERv2 and NeedleBench), in that order."""
+
 
 @dataclass(frozen=True)
 class SplitSummary:
@@ -32,7 +35,8 @@ def summarize_release(release: Path) -> tuple[dict, list[SplitSummary]]:
             columns = frame.collect_schema().names()
             by_target = None
             if {"target_tokens", "n_tokens"} <= set(columns):
-                limit = pl.col("target_tokens") - (pl.col("generation_reserve") if "generation_reserve" in columns else 0)
+                reserve = next((c for c in RESERVE_COLUMNS if c in columns), None)
+                limit = pl.col("target_tokens") - (pl.col(reserve).fill_null(0) if reserve else 0)
                 by_target = (
                     frame.group_by("target_tokens")
                     .agg(

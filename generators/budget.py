@@ -208,11 +208,9 @@ def locate(rendered: Rendered, token_starts: np.ndarray) -> tuple[Placement, ...
     start, end = rendered.context_span
     t0, t1 = token_at(start), token_at(end) if end < len(rendered.text) else len(token_starts)
     span = max(t1 - t0, 1)
-    placements = []
-    for c in rendered.needle_starts:
-        t = token_at(c)
-        placements.append(Placement(c, t, round(100.0 * (t - t0) / span, 4)))
-    return tuple(placements)
+    chars = list(rendered.needle_starts)
+    at = (np.searchsorted(token_starts, np.asarray(chars, dtype=np.int64), side="right") - 1).tolist()
+    return tuple(Placement(c, t, round(100.0 * (t - t0) / span, 4)) for c, t in zip(chars, at))
 
 
 def fit_prompt(

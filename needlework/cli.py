@@ -78,6 +78,64 @@ def build_rulerv2(out: Path, tasks, lengths, samples, seed, tokenizer, generatio
                    + (" ..." if len(report.dropped) > 5 else ""))
 
 
+@build.command("needlebench")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Release folder to write.")
+@click.option("--tasks", callback=str_list, default="s-rt,m-rt,m-rs,atc", show_default=True, help="Comma-separated tasks.")
+@click.option("--langs", callback=str_list, default="en,zh", show_default=True, help="Comma-separated languages.")
+@click.option("--lengths", default="32k", show_default=True,
+              help="Target lengths in tokens: a preset (4k, 8k, 32k, 128k, 200k, 1m: eight steps up to it) or a comma list.")
+@click.option("--depths", default=None, help="Comma-separated needle depths in percent (default 0,10,...,100).")
+@click.option("--repeats", type=int, default=10, show_default=True, help="R, repetitions per configuration.")
+@click.option("--mrt-needles", type=int, default=5, show_default=True, help="Needles per multi-needle retrieval sample.")
+@click.option("--mrs-needles", callback=int_list, default="2,3,4,5", show_default=True, help="Kinship needle counts of M-RS.")
+@click.option("--needles", callback=int_list, default="2,4,8,16,32,64,128,256,512", show_default=True, help="ATC needle counts.")
+@click.option("--question-types", callback=str_list, default="eldest_ancestor,nth_ancestor,nth_descendant,relationship_distance",
+              show_default=True, help="ATC question types.")
+@click.option("--buffer", default="en=200,zh=200", show_default=True, help="Tokens kept below each target, per language.")
+@click.option("--filler-en", default="world", show_default=True,
+              help="English filler: world, a folder or file of text (e.g. the Paul Graham essays), a record table, or hub:REPO.")
+@click.option("--filler-zh", default="world", show_default=True,
+              help="Chinese filler: world, a folder or file of text (e.g. Chinese prose), a record table, or hub:REPO.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--tokenizer", default=None, help="Tokenizer spec (default cl100k_base, the paper's GPT-4 tokenizer).")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@domain_errors
+def build_needlebench(out: Path, tasks, langs, lengths, depths, repeats, mrt_needles, mrs_needles, needles, question_types,
+                      buffer, filler_en, filler_zh, seed, tokenizer, quiet) -> None:
+    """NeedleBench: S-RT, M-RT, M-RS at depths x lengths and the Ancestral Trace Challenge, in English and Chinese."""
+    from builders import needlebench
+
+    from generators.needlebench.spec import DEFAULT_DEPTHS, parse_lengths
+
+    spec = needlebench.NeedleBenchBuild(
+        tasks=tasks, langs=langs, lengths=parse_lengths(lengths),
+        depths=DEFAULT_DEPTHS if depths is None else _floats(depths, "--depths"),
+        repeats=repeats, mrt_needles=mrt_needles, mrs_needles=mrs_needles, atc_needles=needles,
+        question_types=question_types, buffer=_per_language(buffer), filler_en=filler_en, filler_zh=filler_zh,
+        seed=seed, tokenizer=tokenizer or needlebench.DEFAULT_TOKENIZER,
+    )
+    report = needlebench.build(spec, out, progress=not quiet)
+    click.echo(f"wrote {report.out} ({sum(report.rows.values()):,} rows in {len(report.rows)} configs)")
+
+
+def _floats(text: str, option: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint=option) from None
+
+
+def _per_language(text: str) -> dict[str, int]:
+    """``en=200,zh=300`` -> ``{"en": 200, "zh": 300}``; a bare number applies to both languages."""
+    try:
+        if "=" not in text:
+            return {"en": int(text), "zh": int(text)}
+        pairs = (item.split("=", 1) for item in text.split(",") if item.strip())
+        return {lang.strip(): int(value) for lang, value in pairs}
+    except ValueError:
+        raise click.BadParameter(f"expected LANG=TOKENS pairs such as en=200,zh=200, got {text!r}", param_hint="--buffer") from None
+
+
 @build.command("world")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Release folder to write.")
 @click.option("--docs", type=int, default=2_000, show_default=True, help="Documents per language (entities, twins included).")

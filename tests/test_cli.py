@@ -40,7 +40,7 @@ def demo(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("demo")
     result = run("build", "demo", "--out", str(out), "--quiet")
     assert result.exit_code == 0, result.output
-    assert result.output == f"rulerv2: {out / 'rulerv2'}\nworld: {out / 'world'}\n"
+    assert result.output == f"rulerv2: {out / 'rulerv2'}\nneedlebench: {out / 'needlebench'}\nworld: {out / 'world'}\n"
     return out
 
 
@@ -51,10 +51,10 @@ def release_copy(demo, tmp_path) -> Path:
     return copy
 
 
-@pytest.mark.parametrize("benchmark", ["rulerv2", "world"])
+@pytest.mark.parametrize("benchmark", ["rulerv2", "needlebench", "world"])
 def test_build_demo_then_validate(demo, benchmark):
     release = demo / benchmark
-    assert sorted(p.name for p in demo.iterdir()) == ["rulerv2", "world"]  # no hidden leftovers
+    assert sorted(p.name for p in demo.iterdir()) == ["needlebench", "rulerv2", "world"]  # no hidden leftovers
     result = run("validate", str(release))
     assert result.exit_code == 0, result.output
     assert result.output == f"{release}: valid\n"
@@ -71,6 +71,42 @@ def test_info_lists_configs_and_lengths(demo):
     for length in ("4096", "8192", "16384"):
         assert out.count(length) >= 2  # one table row per config
     assert "max_slack" in out
+
+
+def test_info_shows_needlebench_slack_below_the_buffer(demo):
+    result = run("info", str(demo / "needlebench"))
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "atc-zh/test: 48 rows" in out and "s-rt-en/test: 30 rows" in out and "m-rs-zh/test: 120 rows" in out
+    slacks = [int(line.split("┆")[-1].strip(" │")) for line in out.splitlines()
+              if line.startswith("│ ") and line.split("┆")[0].strip(" │").isdigit()]
+    assert slacks and max(slacks) < 200  # slack is measured below target - length_buffer, not below the target
+
+
+def test_build_needlebench_cli_writes_what_it_reports(tmp_path):
+    out = tmp_path / "nb"
+    result = run("build", "needlebench", "--out", str(out), "--tasks", "s-rt,atc", "--langs", "zh", "--lengths", "1000,2000",
+                 "--depths", "0,100", "--repeats", "2", "--needles", "2,4", "--buffer", "zh=100", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote {out} (24 rows in 2 configs)\n"
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert sorted(manifest["configs"]) == ["atc-zh", "s-rt-zh"]
+    assert "--buffer zh=100" in manifest["build"]["command"] and "--tokenizer cl100k_base" in manifest["build"]["command"]
+
+
+@pytest.mark.parametrize(("args", "needles"), [
+    (("--depths", "0,x"), ("--depths", "0,x")),
+    (("--buffer", "en"), ("--buffer",)),
+    (("--filler-en", "/no/such/folder"), ("/no/such/folder", "no such file or folder")),
+    (("--lengths", "3k"), ("3k", "preset")),
+    (("--question-types", "eldest"), ("eldest", "nth_ancestor")),
+])
+def test_build_needlebench_bad_options_fail_in_one_line(tmp_path, args, needles):
+    result = run("build", "needlebench", "--out", str(tmp_path / "nb"), "--quiet", *args)
+    assert result.exit_code == 2, result.output
+    assert all(n in result.output for n in needles), result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "nb").exists()
 
 
 def test_build_rulerv2_writes_what_it_reports(tmp_path):

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from generators.budget import Rendered, locate
+import numpy as np
+
 from generators.needlebench.kinship import SENTENCE_JOINER, PersonNames, answer_question, kinship_chain
-from generators.needlebench.rows import BENCHMARK, needle_records, row
+from generators.needlebench.rows import BENCHMARK, row
 from generators.needlebench.spec import AtcSpec
 from generators.needlebench.templates import KINSHIP, kinship_tail
 from generators.seeding import rng_for
@@ -43,16 +44,20 @@ def generate_atc(spec: AtcSpec, *, seed: int, tokens: TokenCounter, names: Perso
                 question = frame.atc_question_lead + wording.question.format(**fields)
                 context = joiner.join(sentences)
                 text = intro + context + "\n\n" + question + tails[question_type].format(**fields)
-                starts, position = [], len(intro)
-                for sentence in sentences:
-                    starts.append(position)
-                    position += len(sentence) + len(joiner)
-                rendered = Rendered(text, (len(intro), len(intro) + len(context)), tuple(starts))
+                lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=count) + len(joiner)
+                chars = len(intro) + np.concatenate(([0], np.cumsum(lengths[:-1])))
                 _, token_starts = tokens.encode_with_offsets(text)
+                at = np.searchsorted(token_starts, chars, side="right") - 1
+                t0 = int(at[0])
+                t1 = int(np.searchsorted(token_starts, len(intro) + len(context), side="right")) - 1
+                depth = np.round(100.0 * (at - t0) / max(t1 - t0, 1), 4)
                 yield row(
                     id=f"atc/{spec.lang}/needles={count}/q={question_type}/r={r:03d}", input=text, answers=[ask.answer],
                     query=question, task="atc", lang=spec.lang, target_tokens=None, depth=None, needle_count=count,
                     question_type=question_type, repeat=r, n_tokens=len(token_starts), length_buffer=None,
                     tokenizer=tokens.name, filler="",
-                    needles=needle_records(sentences, locate(rendered, token_starts), [""] * count, [None] * count),
+                    needles=[
+                        {"text": t, "char_offset": c, "token_offset": o, "depth_percent": d, "requested_depth": None, "keyword": ""}
+                        for t, c, o, d in zip(sentences, chars.tolist(), at.tolist(), depth.tolist())
+                    ],
                 )

@@ -169,24 +169,43 @@ class KinshipChain:
     @property
     def generations(self) -> tuple[int, ...]:
         """Generations of each person below the eldest (0 for the eldest)."""
-        return tuple(int(g) for g in np.concatenate(([0], np.cumsum(self.gaps))))
+        return tuple(np.concatenate(([0], np.cumsum(self.gaps))).tolist())
+
+
+def _link_forms(roles: tuple[tuple[str, int], ...], sentences: tuple[str, ...]) -> list[list[str]]:
+    """``forms[role][sentence]``: each sentence with its role filled in, the elder as ``{0}`` and the younger as ``{1}``."""
+    return [[s.replace("{role}", role).replace("{elder}", "{0}").replace("{younger}", "{1}") for s in sentences] for role, _ in roles]
+
+
+_FORMS: dict[str, tuple[list[list[str]], list[list[str]]]] = {
+    lang: (_link_forms(ANCESTOR_ROLES[lang], ANCESTOR_SENTENCES[lang]), _link_forms(DESCENDANT_ROLES[lang], DESCENDANT_SENTENCES[lang]))
+    for lang in ANCESTOR_ROLES
+}
+_GAPS: dict[str, tuple[np.ndarray, np.ndarray]] = {
+    lang: (np.array([g for _, g in ANCESTOR_ROLES[lang]]), np.array([g for _, g in DESCENDANT_ROLES[lang]])) for lang in ANCESTOR_ROLES
+}
 
 
 def kinship_chain(rng: np.random.Generator, n_needles: int, lang: str, names: PersonNames) -> KinshipChain:
-    """A chain of ``n_needles + 1`` distinct people linked by ``n_needles`` relation sentences."""
+    """A chain of ``n_needles + 1`` distinct people linked by ``n_needles`` relation sentences.
+
+    Each link is stated from the younger's side with probability :data:`DESCENDANT_SHARE`, with a
+    uniformly drawn role of that side and a uniformly drawn sentence form.
+    """
     people = names.draw(rng, n_needles + 1, lang)
     from_younger = rng.random(n_needles) < DESCENDANT_SHARE
-    ancestors, descendants = ANCESTOR_ROLES[lang], DESCENDANT_ROLES[lang]
     role_pick = rng.random(n_needles)
     form_pick = rng.random(n_needles)
-    gaps, sentences = [], []
-    for k in range(n_needles):
-        roles, forms = (descendants, DESCENDANT_SENTENCES[lang]) if from_younger[k] else (ancestors, ANCESTOR_SENTENCES[lang])
-        role, gap = roles[int(role_pick[k] * len(roles))]
-        form = forms[int(form_pick[k] * len(forms))]
-        gaps.append(gap)
-        sentences.append(form.format(elder=people[k], younger=people[k + 1], role=role))
-    return KinshipChain(tuple(people), tuple(gaps), tuple(sentences))
+    (up_forms, down_forms), (up_gaps, down_gaps) = _FORMS[lang], _GAPS[lang]
+    n_up_forms, n_down_forms = len(ANCESTOR_SENTENCES[lang]), len(DESCENDANT_SENTENCES[lang])
+    role = np.where(from_younger, (role_pick * len(down_gaps)).astype(np.int64), (role_pick * len(up_gaps)).astype(np.int64))
+    form = np.where(from_younger, (form_pick * n_down_forms).astype(np.int64), (form_pick * n_up_forms).astype(np.int64))
+    gaps = np.where(from_younger, down_gaps[np.minimum(role, len(down_gaps) - 1)], up_gaps[np.minimum(role, len(up_gaps) - 1)])
+    sentences = [
+        (down_forms if down else up_forms)[r][f].format(people[k], people[k + 1])
+        for k, (down, r, f) in enumerate(zip(from_younger.tolist(), role.tolist(), form.tolist()))
+    ]
+    return KinshipChain(tuple(people), tuple(gaps.tolist()), tuple(sentences))
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,13 @@ RETRIEVAL = "retrieval"
 """The question type of S-RT and M-RT rows."""
 
 LENGTH_PRESETS: dict[str, tuple[int, ...]] = {
-    name: tuple(top * i // 8 for i in range(1, 9))
-    for name, top in (("4k", 4_000), ("8k", 8_000), ("32k", 32_000), ("128k", 128_000), ("200k", 200_000), ("1m", 1_000_000))
+    "4k": (1_000, 2_000, 3_000, 4_000),
+    **{name: tuple(top * i // 8 for i in range(1, 9))
+       for name, top in (("8k", 8_000), ("32k", 32_000), ("128k", 128_000), ("200k", 200_000), ("1m", 1_000_000))},
 }
-"""Length presets: eight evenly spaced decimal lengths up to the preset's size (128k: 16,000,
-32,000, ..., 128,000, the list OpenCompass runs at 128K); a build takes any list too."""
+"""Length presets: 4k is 1,000 to 4,000 in steps of 1,000; the others are eight evenly spaced decimal
+lengths up to their size (128k: 16,000, 32,000, ..., 128,000, the list OpenCompass runs at 128K).
+A build takes any list too."""
 DEFAULT_LENGTHS: tuple[int, ...] = LENGTH_PRESETS["32k"]
 DEFAULT_DEPTHS: tuple[float, ...] = tuple(float(d) for d in range(0, 101, 10))
 """Needle depths in percent of the filler: 0, 10, ..., 100."""
