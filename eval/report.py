@@ -5,11 +5,14 @@
 (score against context length, one subplot per config), ``heatmap_<config>.png`` (score by
 needle depth and context length) for every config whose cells carry a depth, and, when a run has
 RULERv2 configs, ``levels.png`` (score against length per domain, one line per level, with the
-golden-context baseline of the same release and model dashed when that run is given too).
+golden-context baseline of the same release and model dashed when that run is given too). Runs
+with NeedleBench configs add the paper's tables, ``atc_curve.png`` and the multi-needle reasoning
+heatmaps per needle count (:mod:`eval.report_needlebench`).
 
-Scores are fractions in [0, 1] in ``results.json`` and percentages (one decimal) in the report.
-Depths are depth-bin lower edges in percent of the context; lengths are in tokens. Output bytes
-depend only on the inputs: no timestamps, sorted listings, PNGs saved without software metadata.
+Scores are fractions in [0, 1] in ``results.json`` and percentages (one decimal; two in the
+NeedleBench tables, as in the paper) in the report. Depths are in percent of the context (RULERv2:
+10% bin lower edges; NeedleBench: the requested depth); lengths are in tokens. Output bytes depend
+only on the inputs: no timestamps, sorted listings, PNGs saved without software metadata.
 The runs are read by :mod:`eval.report_runs` and drawn by :mod:`eval.report_plots`.
 """
 
@@ -19,13 +22,23 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eval.report_plots import plot_depth_heatmap, plot_levels, plot_score_vs_length, png_bytes
+from eval.report_needlebench import (
+    ATC_CURVE,
+    atc_runs,
+    needle_cells,
+    needle_heatmap_keys,
+    needle_heatmap_name,
+    needlebench_section,
+    plot_atc_curve,
+)
 from eval.report_runs import (
+    MISSING,
     Run,
     cells_at,
     configs_of,
@@ -35,6 +48,8 @@ from eval.report_runs import (
     lengths_of,
     level_runs,
     load_runs,
+    markdown_table,
+    percent,
     pooled_score,
 )
 from eval.tasks.rulerv2 import DOMAINS, LEVELS
@@ -43,7 +58,6 @@ from generators.errors import SpecError
 REPORT = "report.md"
 SCORE_VS_LENGTH = "score_vs_length.png"
 LEVELS_PLOT = "levels.png"
-MISSING = "—"
 
 
 @dataclass(frozen=True)
@@ -87,8 +101,21 @@ def write_report(run_dirs: Sequence[Path], out_dir: Path) -> ReportFiles:
         plots.append(out_dir / LEVELS_PLOT)
         _write_atomic(plots[-1], png_bytes(plot_levels(runs)))
         levels_plot = LEVELS_PLOT
+    atc_curve = None
+    if atc_runs(runs):
+        plots.append(out_dir / ATC_CURVE)
+        _write_atomic(plots[-1], png_bytes(plot_atc_curve(runs)))
+        atc_curve = ATC_CURVE
+    needle_heatmaps: dict[tuple[str, int], str] = {}
+    for config, count in needle_heatmap_keys(runs):
+        plots.append(out_dir / needle_heatmap_name(config, count))
+        figure = plot_depth_heatmap(runs, config, cells=[needle_cells(r, config, count) for r in runs],
+                                    title=f"{config}, {count} needles")
+        _write_atomic(plots[-1], png_bytes(figure))
+        needle_heatmaps[(config, count)] = plots[-1].name
     markdown = out_dir / REPORT
-    _write_atomic(markdown, render_markdown(runs, SCORE_VS_LENGTH, heatmaps, levels_plot).encode("utf-8"))
+    needlebench = needlebench_section(runs, atc_curve, needle_heatmaps)
+    _write_atomic(markdown, render_markdown(runs, SCORE_VS_LENGTH, heatmaps, levels_plot, needlebench).encode("utf-8"))
     return ReportFiles(markdown=markdown, plots=tuple(plots))
 
 
@@ -100,27 +127,12 @@ def heatmap_name(config: str) -> str:
 # Formatting --------------------------------------------------------------------------------------
 
 
-def percent(score: float | None) -> str:
-    """A [0, 1] score as a percentage with one decimal (``0.9333`` -> ``93.3``), or a dash."""
-    return MISSING if score is None else f"{100 * float(score):.1f}"
-
-
 def short_revision(revision: str | None) -> str:
     """A revision shortened to 12 hex digits, keeping an ``algo:`` prefix (``sha256:ab12...``)."""
     if not revision:
         return MISSING
     prefix, _, digest = str(revision).rpartition(":")
     return f"{prefix}:{digest[:12]}" if prefix else digest[:12]
-
-
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
-    lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
-    return lines + [""]
 
 
 def _score_with_n(entry: Mapping[str, Any] | None) -> str:
@@ -133,7 +145,7 @@ def _score_with_n(entry: Mapping[str, Any] | None) -> str:
 
 
 def render_markdown(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str, str],
-                    levels_plot: str | None = None) -> str:
+                    levels_plot: str | None = None, needlebench: Sequence[str] = ()) -> str:
     """The text of ``report.md``.
 
     Args:
@@ -141,6 +153,8 @@ def render_markdown(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str
         length_plot: Relative path of the score-vs-length plot.
         heatmaps: Relative path of each config's depth heatmap, by config.
         levels_plot: Relative path of the RULERv2 levels plot, if one was drawn.
+        needlebench: The NeedleBench section (:func:`eval.report_needlebench.needlebench_section`),
+            placed after the run summaries, before the generic comparison tables.
 
     Returns:
         Markdown ending in one newline.
@@ -151,6 +165,7 @@ def render_markdown(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str
     lines += ["Scores are percentages (0-100); `n` is the number of samples behind a score.", "", "## Runs", ""]
     for run in runs:
         lines += run_summary(run)
+    lines += needlebench
     lines += comparison_tables(runs, length_plot, heatmaps, levels_plot)
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -211,7 +226,7 @@ def comparison_tables(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[s
     labels = [r.label for r in runs]
     lines = ["## Overall", ""]
     overall = [r.scores.get("overall") or {} for r in runs]
-    lines += _table(
+    lines += markdown_table(
         ["", *labels],
         [
             ["score (mean over samples)", *(_score_and_stderr(o) for o in overall)],
@@ -222,7 +237,7 @@ def comparison_tables(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[s
     )
     configs = configs_of(runs)
     lines += ["## By config", ""]
-    lines += _table(["config", *labels], [[c, *(_by(r, "config", c) for r in runs)] for c in configs])
+    lines += markdown_table(["config", *labels], [[c, *(_by(r, "config", c) for r in runs)] for c in configs])
     lines += _by_named_key(runs, "domain", list(DOMAINS.items()))
     lines += _by_named_key(runs, "level", [(level, level) for level in LEVELS])
     if levels_plot:
@@ -236,7 +251,7 @@ def comparison_tables(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[s
         rows = []
         for length in lengths_of(runs, config):
             rows.append([length_label(length), *(_pooled_cell(cells_at(r.cells, config, length)) for r in runs)])
-        lines += _table(["length", *labels], rows) if rows else ["No cells for this config.", ""]
+        lines += markdown_table(["length", *labels], rows) if rows else ["No cells for this config.", ""]
         if config in heatmaps:
             lines += [f"![{config}: score by depth and length]({heatmaps[config]})", ""]
     return lines
@@ -253,7 +268,7 @@ def _by_named_key(runs: Sequence[Run], column: str, keys: Sequence[tuple[str, st
     """A "By <column>" table over ``keys`` ((value, label) pairs, in order); none without the column."""
     present = {k for r in runs for k in (r.scores.get("by") or {}).get(column, {})}
     rows = [[label, *(_by(r, column, key) for r in runs)] for key, label in keys if key in present]
-    return [f"## By {column}", ""] + _table([column, *(r.label for r in runs)], rows) if rows else []
+    return [f"## By {column}", ""] + markdown_table([column, *(r.label for r in runs)], rows) if rows else []
 
 
 def _levels_section(runs: Sequence[Run], levels_plot: str) -> list[str]:
@@ -289,7 +304,7 @@ def _by_numeric_key(runs: Sequence[Run], column: str, title: str, label: Callabl
         return []
     ordered = sorted(keys, key=lambda k: (float(k), k) if _is_number(k) else (math.inf, k))
     rows = [[label(int(k)) if k.isdigit() else k, *(_by(r, column, k) for r in runs)] for k in ordered]
-    return [f"## By {column}", ""] + _table([title, *(r.label for r in runs)], rows)
+    return [f"## By {column}", ""] + markdown_table([title, *(r.label for r in runs)], rows)
 
 
 def _is_number(text: str) -> bool:

@@ -93,19 +93,28 @@ def _log2_length_axis(ax: Axes, lengths: Sequence[int]) -> None:
     ax.set_xlim(lengths[0] / 1.3, lengths[-1] * 1.3)
 
 
-def plot_depth_heatmap(runs: Sequence[Run], config: str) -> Figure:
+def plot_depth_heatmap(runs: Sequence[Run], config: str, *, cells: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+                       title: str | None = None) -> Figure:
     """The needle heatmap of one config: depth (%) down, length across, colour and text = score (%).
+
+    Every distinct depth in the cells is its own row, labelled as given (RULERv2 cells hold 10%
+    bins, NeedleBench cells the requested depths 0..100, so 100 is a row of its own); the
+    red-yellow-green colour scale (:data:`COLORMAP`) spans 0..100.
 
     Args:
         runs: The loaded runs; each gets a subplot titled with its label, sharing one colorbar.
         config: The config to draw; only its cells with a depth are used.
+        cells: Each run's cells to draw instead of its ``scores.cells`` of ``config`` (the
+            NeedleBench per-needle-count heatmaps pass one needle count's cells).
+        title: First line of the figure title (default: the config).
 
     Returns:
         The figure, not yet saved.
     """
     from matplotlib.figure import Figure
 
-    cells = [[c for c in r.cells if c["config"] == config and c.get("depth") is not None] for r in runs]
+    chosen = cells if cells is not None else [[c for c in r.cells if c["config"] == config] for r in runs]
+    cells = [[c for c in run_cells if c.get("depth") is not None] for run_cells in chosen]
     lengths = sorted({int(c["length"]) for run_cells in cells for c in run_cells if c["length"] is not None})
     depths = sorted({float(c["depth"]) for run_cells in cells for c in run_cells})
     width = max(3.2, 0.62 * len(lengths) + 1.4)
@@ -118,7 +127,7 @@ def plot_depth_heatmap(runs: Sequence[Run], config: str) -> Figure:
         ax.set_xlabel("context length (tokens)")
     axes[0].set_ylabel("needle depth (%)")
     fig.colorbar(image, ax=list(axes), label="score (%)", fraction=0.05, pad=0.02)
-    fig.suptitle(f"{config}\nscore by needle depth and context length")
+    fig.suptitle(f"{title or config}\nscore by needle depth and context length")
     return fig
 
 

@@ -1,7 +1,9 @@
 """Finished runs as reports read them: ``results.json`` loaded and labelled, and the score lookups
 that the report's tables and plots share.
 
-Scores are fractions in [0, 1]; lengths are in tokens; depths are depth-bin lower edges in percent.
+Scores are fractions in [0, 1]; lengths are in tokens; depths are in percent (RULERv2: 10% bin lower
+edges; NeedleBench: the requested depth). The Markdown table helpers shared by :mod:`eval.report` and
+:mod:`eval.report_needlebench` live here too.
 RULERv2 runs are also read by domain and level (their configs are named ``{domain}_{level}``), and
 a run over the ``golden`` split (the golden-context baseline: the same questions without
 distractors) is paired with the runs of the same release and model it is a baseline for.
@@ -21,6 +23,7 @@ from generators.errors import InputError
 RESULTS = "results.json"
 CELL_FIELDS = ("config", "length", "score", "n")
 GOLDEN_SPLIT = "golden"
+MISSING = "—"
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,25 @@ def length_label(tokens: int) -> str:
         if tokens >= unit and tokens % unit == 0:
             return f"{tokens // unit}{suffix}"
     return str(tokens)
+
+
+# Markdown ----------------------------------------------------------------------------------------
+
+
+def percent(score: float | None) -> str:
+    """A [0, 1] score as a percentage with one decimal (``0.9333`` -> ``93.3``), or a dash."""
+    return MISSING if score is None else f"{100 * float(score):.1f}"
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
+    """A Markdown table (first column left-aligned, the others right-aligned) and a blank line."""
+    lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    return lines + [""]
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 # RULERv2 levels ----------------------------------------------------------------------------------

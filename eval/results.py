@@ -14,10 +14,20 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from eval.scoring import enl, weighted_average
 from eval.store import is_done
 from eval.tasks import TaskOptions, get_task
+from eval.tasks.needlebench import PAPER_LANGS, task_of
+from generators.needlebench.spec import SPARSE_TASKS
 
 SCHEMA_VERSION = 1
+MEASURES = frozenset({"n_tokens"})
+"""Metadata columns that are measurements, not categories: no ``by`` breakdown per value (a prompt's
+token count takes a new value on almost every sample); summaries average them instead."""
+ENL_TAU = 0.5
+"""The accuracy threshold of ENL-50 (paper §3.2: tau = 50%)."""
+SHORT_CONTEXT_TOKENS = 2000
+"""ATC needle counts whose prompts average at most this many tokens form the paper's "<=2K" column."""
 
 
 @dataclass(frozen=True)
@@ -85,31 +95,46 @@ def aggregate_scores(scored: Sequence[ScoredSample], metric: str) -> dict[str, A
 
     ``overall`` is the mean over samples; ``task_average`` is the unweighted mean of the per-config
     scores (RULERv2 averages over its tasks). The two agree when every config has as many samples.
-    Cells are config x length x depth.
+    ``by`` breaks the run down by each metadata column, ``by_config`` does the same within each
+    config (``{config: {column: {value: stats}}}``); neither breaks down by a :data:`MEASURES`
+    column. Cells are config x length x depth. A run with NeedleBench samples also gets a
+    ``needlebench`` block (:func:`needlebench_summary`).
     """
     counted = [s for s in scored if s.score is not None or s.error_kind]
     by: dict[str, dict[str, list[ScoredSample]]] = defaultdict(lambda: defaultdict(list))
+    by_config: dict[str, dict[str, dict[str, list[ScoredSample]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     cells: dict[tuple[str, Any, Any], list[ScoredSample]] = defaultdict(list)
     for sample in counted:
         by["config"][sample.config].append(sample)
         by["task"][sample.task].append(sample)
         for column, value in sample.metadata.items():
-            if value is not None:
+            if value is not None and column not in MEASURES:
                 by[column][str(value)].append(sample)
+                by_config[sample.config][column][str(value)].append(sample)
         cells[(sample.config, sample.metadata.get("length"), sample.metadata.get("depth"))].append(sample)
-    by_stats = {
-        column: {value: _stats(group) for value, group in sorted(groups.items(), key=lambda kv: _order(kv[0]))}
-        for column, groups in sorted(by.items())
-    }
-    return {
+    by_stats = _grouped_stats(by)
+    scores = {
         "metric": metric,
         "overall": _stats(counted),
         "task_average": _unweighted_mean(by_stats.get("config", {})),
         "by": by_stats,
+        "by_config": {config: _grouped_stats(columns) for config, columns in sorted(by_config.items())},
         "cells": [
             {"config": c, "length": length, "depth": depth, **_stats(group)}
             for (c, length, depth), group in sorted(cells.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]), _order(kv[0][2])))
         ],
+    }
+    summary = needlebench_summary(counted)
+    if summary is not None:
+        scores["needlebench"] = summary
+    return scores
+
+
+def _grouped_stats(groups: Mapping[str, Mapping[str, Sequence[ScoredSample]]]) -> dict[str, dict[str, Any]]:
+    """``{column: {value: stats}}``, columns sorted by name, values in :func:`_order`."""
+    return {
+        column: {value: _stats(group) for value, group in sorted(values.items(), key=lambda kv: _order(kv[0]))}
+        for column, values in sorted(groups.items())
     }
 
 
@@ -121,6 +146,102 @@ def _order(value: Any) -> tuple[int, float, str]:
         return (0, float(value), "")
     except (TypeError, ValueError):
         return (1, 0.0, str(value))
+
+
+# NeedleBench -----------------------------------------------------------------------------------------
+
+
+def needlebench_summary(scored: Sequence[ScoredSample]) -> dict[str, Any] | None:
+    """The NeedleBench scores of the paper's tables, from the NeedleBench samples among ``scored``.
+
+    Scores are fractions in [0, 1]; a sample that ended in an error counts 0, as in ``overall``.
+
+    - ``tasks``: per task (``s-rt``, ``m-rt``, ``m-rs``, ``atc``) and language the task score,
+      equation 2: the mean over every sample of the config (all lengths, depths and repeats),
+      with its counts; ``overall`` is the mean of the languages present (Tables 1-2).
+    - ``overall``: equation 3, the mean of the task overalls of the information-sparse tasks
+      present (``tasks`` lists them); None when the run has none.
+    - ``atc``: per language, ``by_needles`` (accuracy ``P_N`` per needle count with
+      ``mean_n_tokens``, the prompts' mean length in tokens), ``weighted_all`` (equation 4 over
+      every count), ``weighted_short`` (equation 4 over the counts whose ``mean_n_tokens`` is at
+      most :data:`SHORT_CONTEXT_TOKENS`, listed in ``short_needle_counts``: the paper's "<=2K"
+      column; None when there is none) and ``enl_50`` (equation 4, tau = :data:`ENL_TAU`).
+    - ``m_rs_cells``: multi-needle reasoning cells per config x needle count x length x depth
+      (the paper's Figure 5 heatmaps, one per needle count).
+
+    Returns:
+        The block, or None when no sample is a NeedleBench task.
+    """
+    samples = [(task_of(s.task), s) for s in scored]
+    samples = [(task, s) for task, s in samples if task is not None]
+    if not samples:
+        return None
+    by_task: dict[str, dict[str, list[ScoredSample]]] = defaultdict(lambda: defaultdict(list))
+    for task, sample in samples:
+        by_task[task][str(sample.metadata.get("lang"))].append(sample)
+    tasks: dict[str, dict[str, Any]] = {}
+    for task in sorted(by_task, key=_task_order):
+        langs = {lang: _stats(group) for lang, group in sorted(by_task[task].items(), key=lambda kv: _lang_order(kv[0]))}
+        tasks[task] = {**langs, "overall": _mean(stats["score"] for stats in langs.values())}
+    sparse = [task for task in tasks if task in SPARSE_TASKS]
+    return {
+        "tasks": tasks,
+        "overall": {"score": _mean(tasks[t]["overall"] for t in sparse), "tasks": sparse},
+        "atc": {lang: _atc_summary(group) for lang, group in sorted(by_task.get("atc", {}).items(),
+                                                                   key=lambda kv: _lang_order(kv[0]))},
+        "m_rs_cells": _needle_cells([s for task, s in samples if task == "m-rs"]),
+    }
+
+
+def _atc_summary(samples: Sequence[ScoredSample]) -> dict[str, Any]:
+    """One language's ATC accuracy per needle count, weighted averages and ENL-50."""
+    by_needles: dict[int, list[ScoredSample]] = defaultdict(list)
+    for sample in samples:
+        by_needles[int(sample.metadata["needle_count"])].append(sample)
+    rows: dict[str, dict[str, Any]] = {}
+    accuracy: dict[int, float] = {}
+    short: list[int] = []
+    for count in sorted(by_needles):
+        group = by_needles[count]
+        tokens = [float(s.metadata["n_tokens"]) for s in group if s.metadata.get("n_tokens") is not None]
+        mean_tokens = sum(tokens) / len(tokens) if tokens else None
+        rows[str(count)] = {**_stats(group), "mean_n_tokens": None if mean_tokens is None else round(mean_tokens, 1)}
+        # Unrounded, as _stats computes it before rounding: equation 4 and ENL see exact accuracies.
+        accuracy[count] = sum(0.0 if s.error_kind else float(s.score or 0.0) for s in group) / len(group)
+        if mean_tokens is not None and mean_tokens <= SHORT_CONTEXT_TOKENS:
+            short.append(count)
+    return {
+        "by_needles": rows,
+        "weighted_all": _round(weighted_average(accuracy)) if accuracy else None,
+        "weighted_short": _round(weighted_average({n: accuracy[n] for n in short})) if short else None,
+        "short_needle_counts": short,
+        "enl_50": enl(accuracy, ENL_TAU),
+    }
+
+
+def _needle_cells(samples: Sequence[ScoredSample]) -> list[dict[str, Any]]:
+    """Cells config x needle count x length x depth, in that order."""
+    cells: dict[tuple[str, Any, Any, Any], list[ScoredSample]] = defaultdict(list)
+    for sample in samples:
+        meta = sample.metadata
+        cells[(sample.config, meta.get("needle_count"), meta.get("length"), meta.get("depth"))].append(sample)
+    ordered = sorted(cells.items(), key=lambda kv: (kv[0][0], *(_order(v) for v in kv[0][1:])))
+    return [{"config": c, "needle_count": n, "length": length, "depth": depth, **_stats(group)}
+            for (c, n, length, depth), group in ordered]
+
+
+def _task_order(task: str) -> tuple[int, str]:
+    order = [*SPARSE_TASKS, "atc"]
+    return (order.index(task) if task in order else len(order), task)
+
+
+def _lang_order(lang: str) -> tuple[int, str]:
+    return (PAPER_LANGS.index(lang) if lang in PAPER_LANGS else len(PAPER_LANGS), lang)
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return _round(sum(present) / len(present)) if present else None
 
 
 def count_outcomes(scored: Sequence[ScoredSample]) -> dict[str, Any]:

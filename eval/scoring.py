@@ -1,5 +1,8 @@
 """Pure scorers. Each takes the extracted prediction and the references and returns a float in [0, 1].
 
+RULERv2 first; the NeedleBench scorers and aggregates (paper §3.1-3.2, equations 1 and 4) are at
+the end of the module.
+
 The RULERv2 score (paper §2: "Our final score combines recall-based accuracy and word error
 rate (WER): max(Recall, 1 - WER)"), computed per sample from the extracted prediction ``p`` and
 the references ``r_1 .. r_n``:
@@ -29,7 +32,9 @@ still matches.
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+import re
+import unicodedata
+from typing import Literal, Mapping, Sequence
 
 import jiwer
 
@@ -115,3 +120,179 @@ def ruler_score(references: Sequence[str], prediction: str, aggregate: Aggregate
         return max(ruler_reference_score(r, prediction) for r in references)
     found = recall(references, prediction)
     return found if found == 1.0 else max(found, one_minus_wer(" ".join(references), prediction))
+
+
+# NeedleBench ----------------------------------------------------------------------------------------
+
+QUOTES = "\"'`\u2018\u2019\u201c\u201d\u300c\u300d\u300e\u300f\u300a\u300b"
+"""Quote marks stripped from both ends of a boxed answer (ASCII, curly, and CJK corner/angle brackets)."""
+FINAL_PUNCTUATION = ".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f\u3001"
+"""Punctuation stripped from the end of a boxed answer (ASCII and full-width; NFKC maps most of the latter)."""
+_LATEX_TEXT = re.compile(r"\\(?:text|textbf|textit|textrm|textsf|mathrm|mathbf|mathit|mbox|operatorname)\s*\{([^{}]*)\}")
+_LATEX_SPACE = re.compile(r"\\[ ,;:!]|~")
+_COUNT_WITH_UNIT = re.compile(r"(\d+)\s*(?:generations?|代)?")
+
+
+def normalize_match_text(text: str) -> str:
+    """Text as NeedleBench keyword matching compares it: NFKC, whitespace runs made one space, casefolded.
+
+    NFKC folds full-width Latin letters and digits (common in Chinese answers) to ASCII; casefolding
+    only affects Latin (and other cased) scripts, so Chinese text is compared as written.
+    """
+    return " ".join(unicodedata.normalize("NFKC", text).split()).casefold()
+
+
+def keyword_match(keywords: Sequence[str], prediction: str) -> float:
+    """NeedleBench equation 1: full credit when any keyword occurs in the prediction.
+
+        Score_{c,d,r} = 1 if P_{c,d,r} ∩ W_{c,d,r} ≠ ∅ else 0
+
+    (the paper writes 100 for 1). "Occurs" is containment after :func:`normalize_match_text` on
+    both sides: case-insensitive for Latin text, whitespace runs collapsed.
+
+    Args:
+        keywords: The core keywords ``W`` (the row's answers); empty strings are ignored.
+        prediction: The extracted prediction ``P``.
+
+    Returns:
+        1.0 or 0.0.
+
+    Raises:
+        ValueError: No non-empty keyword.
+    """
+    found = _keywords_found(keywords, prediction)
+    return 1.0 if any(found) else 0.0
+
+
+def keyword_recall(keywords: Sequence[str], prediction: str) -> float:
+    """Multi-needle retrieval: equation 1 applied to every asked needle, averaged.
+
+        score = (1 / K) * sum_k [w_k occurs in P]
+
+    Each of the ``K`` needles asked for has one keyword ``w_k``, and each is credited separately by
+    :func:`keyword_match`; the sample scores the share found, so retrieving 4 of 5 needles scores
+    0.8 rather than the 1.0 that "any keyword" would give (needlework's reading of equation 1 for
+    M-RT; the paper does not spell out the multi-keyword case).
+
+    When one asked keyword contains another (``舍凯`` and ``舍凯梅``), the shorter one counts only
+    where it occurs outside the longer one, so one answer cannot be credited for two needles.
+
+    Raises:
+        ValueError: No non-empty keyword.
+    """
+    found = _keywords_found(keywords, prediction, exclusive=True)
+    return sum(found) / len(found)
+
+
+def _keywords_found(keywords: Sequence[str], prediction: str, exclusive: bool = False) -> list[bool]:
+    """Whether each keyword occurs in the prediction; ``exclusive``: outside the longer keywords containing it."""
+    wanted = [normalize_match_text(k) for k in keywords]
+    wanted = [k for k in wanted if k]
+    if not wanted:
+        raise ValueError("NeedleBench keyword scoring needs at least one non-empty keyword")
+    text = normalize_match_text(prediction)
+    found = []
+    for keyword in wanted:
+        rest = text
+        if exclusive:
+            for longer in sorted({k for k in wanted if keyword in k and k != keyword}, key=lambda k: (-len(k), k)):
+                rest = rest.replace(longer, "\0")
+        found.append(keyword in rest)
+    return found
+
+
+def normalize_boxed_answer(text: str) -> str:
+    r"""A boxed answer as ATC exact match compares it.
+
+    NFKC; ``\text{...}``-style wrappers (``\text``, ``\textbf``, ``\mathrm``, ``\mbox``...) replaced by
+    their content and LaTeX spaces (``\ ``, ``\,``, ``~``) by a space; whitespace runs collapsed;
+    casefolded; quote marks (:data:`QUOTES`) and final punctuation (:data:`FINAL_PUNCTUATION`)
+    stripped from the ends. ``\boxed{\text{"Nina Watts."}}`` and ``nina watts`` both read
+    ``nina watts``.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    while True:
+        unwrapped = _LATEX_TEXT.sub(r"\1", text)
+        if unwrapped == text:
+            break
+        text = unwrapped
+    text = " ".join(_LATEX_SPACE.sub(" ", text).split()).casefold()
+    previous = None
+    while text != previous:
+        previous = text
+        text = text.strip().rstrip(FINAL_PUNCTUATION).strip().strip(QUOTES)
+    return text
+
+
+def exact_answer_match(references: Sequence[str], prediction: str) -> float:
+    r"""ATC exact match (paper §3.2): the boxed answer equals a reference after :func:`normalize_boxed_answer`.
+
+        EM = 1 if norm(P) = norm(a) for some reference a, else 0
+
+    A reference of digits (``relationship_distance``: generations apart) is compared as an integer,
+    and the prediction may carry the unit the question asks in: ``5``, ``05``, ``5 generations`` and
+    ``5代`` all equal ``5``; ``five`` or ``about 5`` do not. An empty prediction (no box) scores 0:
+    the paper counts answers outside ``\boxed{}`` as wrong.
+
+    Args:
+        references: The gold answers (ATC rows have one).
+        prediction: The content of the response's last ``\boxed{}``, "" without one.
+
+    Returns:
+        1.0 or 0.0.
+    """
+    answer = normalize_boxed_answer(prediction)
+    if not answer:
+        return 0.0
+    count = _COUNT_WITH_UNIT.fullmatch(answer)
+    for reference in references:
+        gold = normalize_boxed_answer(reference)
+        if gold.isdecimal() and gold.isascii():
+            if count is not None and int(count.group(1)) == int(gold):
+                return 1.0
+        elif gold and answer == gold:
+            return 1.0
+    return 0.0
+
+
+def weighted_average(acc_by_needles: Mapping[int, float]) -> float:
+    """NeedleBench equation 4, the needle-count-weighted average of ATC accuracy.
+
+        Weighted Average = sum_N (P_N * N) / sum_N N
+
+    over the needle counts ``N`` given. The result is in the unit of the accuracies (fractions in,
+    fraction out; the paper's percentages in, percentage out).
+
+    Args:
+        acc_by_needles: Exact-match accuracy ``P_N`` per needle count ``N`` (N >= 1).
+
+    Returns:
+        The weighted average, unrounded.
+
+    Raises:
+        ValueError: No needle count, or a count below 1.
+    """
+    if not acc_by_needles:
+        raise ValueError("weighted_average needs at least one needle count")
+    if any(int(n) < 1 for n in acc_by_needles):
+        raise ValueError(f"needle counts must be >= 1, got {sorted(acc_by_needles)}")
+    return sum(p * n for n, p in acc_by_needles.items()) / sum(acc_by_needles)
+
+
+def enl(acc_by_needles: Mapping[int, float], tau: float = 0.5) -> int:
+    """NeedleBench's Effective Needle Length, equation 4.
+
+        ENL_tau = max { N | P_N >= tau }
+
+    The largest needle count whose accuracy reaches ``tau`` (not the first count below it: a model
+    at 40% on 8 needles and 60% on 16 has ENL 16). ``tau = 0.5`` is ENL-50 for accuracies given as
+    fractions; pass ``tau=50`` for percentages.
+
+    Args:
+        acc_by_needles: Exact-match accuracy ``P_N`` per needle count ``N``.
+        tau: The threshold, in the unit of the accuracies.
+
+    Returns:
+        ENL, or 0 when no count reaches ``tau``.
+    """
+    return max((int(n) for n, p in acc_by_needles.items() if p >= tau), default=0)

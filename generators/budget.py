@@ -197,19 +197,31 @@ class Fitted:
     placements: tuple[Placement, ...]
 
 
+def token_indices(token_starts: np.ndarray, chars: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Index of the first token that covers each character offset.
+
+    That is the last token starting at or before the character, except where tokens start exactly
+    at it: a byte-level BPE splits one CJK character over several tokens that all start there,
+    and the first of them is where the character (and a needle beginning with it) starts.
+    """
+    chars = np.asarray(chars, dtype=np.int64)
+    last = np.searchsorted(token_starts, chars, side="right") - 1
+    first = np.searchsorted(token_starts, chars, side="left")
+    return np.where(token_starts[np.maximum(last, 0)] == chars, first, last)
+
+
 def locate(rendered: Rendered, token_starts: np.ndarray) -> tuple[Placement, ...]:
     """Token offset and realized depth (percent of context tokens) of each needle.
 
-    The token offset is that of the token containing the needle's first character.
+    The token offset is that of the first token covering the needle's first character
+    (:func:`token_indices`).
     """
-    def token_at(char: int) -> int:
-        return int(np.searchsorted(token_starts, char, side="right")) - 1
-
     start, end = rendered.context_span
-    t0, t1 = token_at(start), token_at(end) if end < len(rendered.text) else len(token_starts)
+    edges = token_indices(token_starts, [start, end]).tolist()
+    t0, t1 = edges[0], edges[1] if end < len(rendered.text) else len(token_starts)
     span = max(t1 - t0, 1)
     chars = list(rendered.needle_starts)
-    at = (np.searchsorted(token_starts, np.asarray(chars, dtype=np.int64), side="right") - 1).tolist()
+    at = token_indices(token_starts, chars).tolist()
     return tuple(Placement(c, t, round(100.0 * (t - t0) / span, 4)) for c, t in zip(chars, at))
 
 

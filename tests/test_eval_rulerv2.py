@@ -243,8 +243,9 @@ def jiwer_words(text: str) -> str:
 
 
 def test_every_registered_task_has_a_case():
-    assert set(TASKS) == {f"rulerv2/{c}" for c in CONFIGS}
-    assert len(TASKS) == 12
+    ruler = {name for name in TASKS if name.startswith("rulerv2/")}
+    assert ruler == {f"rulerv2/{c}" for c in CONFIGS}
+    assert len(ruler) == 12
 
 
 @pytest.mark.parametrize("golden", [False, True], ids=["test", "golden"])

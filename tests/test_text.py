@@ -23,7 +23,7 @@ texts = st.one_of(st.text(), st.text(st.sampled_from(_TRICKY), max_size=80))
         ("It's 'done.' Next one.", ["It's 'done.' ", "Next one."]),
         ("(See above.) Next", ["(See above.) ", "Next"]),
         ("[Note!]  Two spaces.", ["[Note!]  ", "Two spaces."]),
-        ("Wait... what?! Fine.", ["Wait... ", "what?! ", "Fine."]),
+        ("Wait... what?! Fine.", ["Wait... what?! ", "Fine."]),  # a lower-case word continues the sentence
         ("End.\nNext line.", ["End.\n", "Next line."]),
         ("Trailing spaces stay.   \t Then more.", ["Trailing spaces stay.   \t ", "Then more."]),
     ],
@@ -72,9 +72,14 @@ def test_no_boundary_inside(text):
 
 
 def test_offsets_are_where_sentences_start():
-    text = "A. B? C! D。E"
-    assert sentence_ends(text) == [3, 6, 9, 11]
+    text = "Aa. Bb? Cc! Dd。Ee"
+    assert sentence_ends(text) == [4, 8, 12, 15]
     assert [text[o] for o in sentence_ends(text)] == ["B", "C", "D", "E"]
+
+
+def test_an_initial_or_abbreviation_ends_no_sentence():
+    assert split_sentences("J. R. R. Tolkien wrote it, e.g. in 1937. Mr. Baggins left.") == [
+        "J. R. R. Tolkien wrote it, e.g. in 1937. ", "Mr. Baggins left."]
 
 
 def test_real_chinese_prose_with_crlf(shared_data):
@@ -120,7 +125,7 @@ def test_offsets_strictly_inside_and_increasing(text):
         cuts.append(pos)
     assert cuts == ends
     # Every cut follows a terminator, a closer or whitespace.
-    assert all(text[o - 1].isspace() or text[o - 1] in "。！？；…”’」』）)" for o in ends)
+    assert all(text[o - 1].isspace() or text[o - 1] in "。！？；…”’」』）)\"'" for o in ends)
 
 
 @settings(max_examples=400, deadline=None, derandomize=True)

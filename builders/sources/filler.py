@@ -4,8 +4,8 @@ A source is one of:
 
 * ``world``: the synthetic world's articles in the language (the embedded default, offline);
 * a folder: every ``.txt`` file and record table under it, in sorted path order;
-* a ``.txt`` file: one document, unless its lines are ``label<TAB>text`` records (the THUCNews
-  "cnews" layout), which are one document each with the label dropped;
+* a ``.txt`` file: one document, unless every line is a ``label<TAB>text`` record (the THUCNews
+  "cnews" layout), which is one document with the label (up to the first tab) dropped;
 * a record table (``.jsonl``, ``.json``, ``.parquet``, ``.csv``): one document per record, from
   its text field (``text`` unless told);
 * ``hub:REPO`` (optionally ``hub:REPO@SPLIT``): a Hub dataset's text field, e.g. the Paul Graham
@@ -104,7 +104,7 @@ def _read_file(path: Path, field: str) -> list[str]:
         raise InputError(str(path), None, None, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
     lines = [line for line in text.splitlines() if line.strip()]
     if lines and all("\t" in line for line in lines):
-        return [line.rsplit("\t", 1)[1] for line in lines]
+        return [line.split("\t", 1)[1] for line in lines]
     return [text]
 
 

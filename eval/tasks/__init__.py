@@ -5,14 +5,19 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Mapping
 
+from eval.tasks import needlebench, rulerv2
 from eval.tasks.base import Task, TaskOptions
-from eval.tasks.rulerv2 import BENCHMARK, RULES, RulerTask
 from generators.errors import SpecError
 
 TaskFactory = Callable[[TaskOptions], Task]
 
-TASKS: dict[str, TaskFactory] = {f"{BENCHMARK}/{task}": partial(RulerTask, f"{BENCHMARK}/{task}") for task in RULES}
-"""Task name -> factory: the 12 RULERv2 tasks ``rulerv2/{domain}_{level}``."""
+TASKS: dict[str, TaskFactory] = {
+    **{f"{rulerv2.BENCHMARK}/{task}": partial(rulerv2.RulerTask, f"{rulerv2.BENCHMARK}/{task}") for task in rulerv2.RULES},
+    **{f"{needlebench.BENCHMARK}/{task}": partial(needlebench.NeedleBenchTask, f"{needlebench.BENCHMARK}/{task}")
+       for task in needlebench.RULES},
+}
+"""Task name -> factory: the 12 RULERv2 tasks ``rulerv2/{domain}_{level}`` and the four NeedleBench
+tasks ``needlebench/{s-rt,m-rt,m-rs,atc}``."""
 
 
 def task_name_for_row(benchmark: str, row: Mapping[str, Any]) -> str:

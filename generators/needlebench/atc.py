@@ -12,6 +12,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from generators.budget import token_indices
 from generators.needlebench.kinship import SENTENCE_JOINER, PersonNames, answer_question, kinship_chain
 from generators.needlebench.rows import BENCHMARK, row
 from generators.needlebench.spec import AtcSpec
@@ -47,9 +48,9 @@ def generate_atc(spec: AtcSpec, *, seed: int, tokens: TokenCounter, names: Perso
                 lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=count) + len(joiner)
                 chars = len(intro) + np.concatenate(([0], np.cumsum(lengths[:-1])))
                 _, token_starts = tokens.encode_with_offsets(text)
-                at = np.searchsorted(token_starts, chars, side="right") - 1
+                at = token_indices(token_starts, chars)
                 t0 = int(at[0])
-                t1 = int(np.searchsorted(token_starts, len(intro) + len(context), side="right")) - 1
+                t1 = int(token_indices(token_starts, [len(intro) + len(context)])[0])
                 depth = np.round(100.0 * (at - t0) / max(t1 - t0, 1), 4)
                 yield row(
                     id=f"atc/{spec.lang}/needles={count}/q={question_type}/r={r:03d}", input=text, answers=[ask.answer],

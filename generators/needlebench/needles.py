@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from generators.errors import SpecError
 from generators.world.draws import Draws
 from generators.world.names import NameForge
 
@@ -66,6 +67,7 @@ ITEM_OBJECTS: tuple[tuple[str, str], ...] = (
     ("Horn", "号角"), ("Ring", "戒指"), ("Bell", "铃铛"), ("Map", "地图"), ("Seal", "印章"),
     ("Locket", "吊坠"), ("Codex", "法典"),
 )
+MAX_NAME_TRIES = 1_000
 RULER_EPITHETS: tuple[tuple[str, str], ...] = (
     ("Cosmic Ruler", "宇宙统治者"), ("Guardian of Time", "时间守护者"), ("Star Warden", "星辰守卫"),
     ("High Regent", "至高摄政"), ("Void Emperor", "虚空皇帝"), ("Eternal Sovereign", "永恒君主"),
@@ -94,26 +96,45 @@ class RetrievalNeedle:
 def retrieval_needles(rng: np.random.Generator, n: int, lang: str) -> list[RetrievalNeedle]:
     """``n`` needles with distinct places and distinct answers, kinds taken in turn from a random start.
 
-    Names come from one :class:`NameForge`, so no two places, rulers or cities share a name.
+    Names come from one :class:`NameForge`, so no two places, rulers or cities share a name, and
+    no name contains another (a keyword found inside a longer name would credit the wrong needle).
+    Items are modifier-object pairs drawn without replacement.
     """
     d = Draws(rng)
     forge = NameForge()
     kinds = list(KINDS)
     first = d.below(len(kinds))
     items = rng.choice(len(ITEM_MODIFIERS) * len(ITEM_OBJECTS), size=n, replace=False).tolist()
+
+    def item(code: int) -> str:
+        modifier, obj = ITEM_MODIFIERS[code // len(ITEM_OBJECTS)], ITEM_OBJECTS[code % len(ITEM_OBJECTS)]
+        return f"{modifier[0]} {obj[0]}" if lang == "en" else f"{modifier[1]}{obj[1]}"
+
+    epithets = [e[0] if lang == "en" else e[1] for e in RULER_EPITHETS]
+    fixed = " ".join(getattr(KINDS[k][lang], f) for k in KINDS for f in ("text", "question", "answer_format"))
+    used: list[str] = [item(code) for code in items] + epithets + [fixed]
+
+    def fresh() -> str:
+        """A proper name that neither contains nor is contained in an item, epithet, template word or name of this sample."""
+        for _ in range(MAX_NAME_TRIES):
+            name = getattr(forge.proper(d), lang)
+            if not any(name in other or other in name for other in used):
+                used.append(name)
+                return name
+        raise SpecError(f"could not draw {n} non-overlapping needle names in {MAX_NAME_TRIES} tries")
+
     needles = []
     for i in range(n):
         kind = kinds[(first + i) % len(kinds)]
         template = KINDS[kind][lang]
-        place = getattr(forge.proper(d), lang)
+        place = fresh()
         epithet = ""
         if kind == "island":
-            modifier, obj = ITEM_MODIFIERS[items[i] // len(ITEM_OBJECTS)], ITEM_OBJECTS[items[i] % len(ITEM_OBJECTS)]
-            answer = f"{modifier[0]} {obj[0]}" if lang == "en" else f"{modifier[1]}{obj[1]}"
+            answer = used[i]
         else:
-            answer = getattr(forge.proper(d), lang)
+            answer = fresh()
             if kind == "star":
-                epithet = RULER_EPITHETS[d.below(len(RULER_EPITHETS))][0 if lang == "en" else 1]
+                epithet = epithets[d.below(len(epithets))]
         fields = {"place": place, "answer": answer, "epithet": epithet}
         needles.append(RetrievalNeedle(kind, template.text.format(**fields), template.question.format(**fields),
                                        template.answer_format.format(**fields), answer))

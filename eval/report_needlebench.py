@@ -1,0 +1,239 @@
+"""NeedleBench in the report: the paper's tables, the ATC curve and the reasoning heatmaps per needle count.
+
+Everything is read from the ``scores.needlebench`` block of ``results.json``
+(:func:`eval.results.needlebench_summary`):
+
+- the information-sparse table in the layout of the paper's Tables 1 and 2: one row per run,
+  S-RT, M-RT and M-RS each in Chinese, English and overall, then the overall score;
+- per language, the ATC table in the layout of Table 3: accuracy per needle count (under it, the
+  prompts' mean length), the weighted average over the counts up to 2K tokens and over all counts,
+  and ENL-50;
+- ``atc_curve.png``: ATC accuracy against needle count, one line per run and language, the ENL-50
+  point starred and the 50% threshold dashed (the paper's Figure 6);
+- multi-needle reasoning heatmaps, one per config and needle count (Figure 5), named by
+  :func:`needle_heatmap_name` and drawn by :func:`eval.report_plots.plot_depth_heatmap`.
+
+The paper's tables give two decimals; so do these (per-needle accuracies one, as in Table 3).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from eval.report_runs import MISSING, Run, configs_of, markdown_table, percent
+from eval.tasks.needlebench import PAPER_LANGS, TASK_TITLES
+from generators.needlebench.spec import SPARSE_TASKS
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+ATC_CURVE = "atc_curve.png"
+TASK_LABELS: dict[str, str] = {"s-rt": "S-RT", "m-rt": "M-RT", "m-rs": "M-RS", "atc": "ATC"}
+LANG_NAMES: dict[str, str] = {"zh": "Chinese", "en": "English"}
+LANG_STYLES: dict[str, tuple[str, str]] = {"en": ("-", "o"), "zh": (":", "s")}
+"""(line style, marker) per language in the ATC curve; the threshold alone is dashed."""
+THRESHOLD_PERCENT = 50
+
+
+def summary(run: Run) -> Mapping[str, Any]:
+    """The run's ``scores.needlebench`` block (empty when the run has no NeedleBench config)."""
+    return run.scores.get("needlebench") or {}
+
+
+def needlebench_runs(runs: Sequence[Run]) -> list[Run]:
+    """The runs with NeedleBench scores, in report order."""
+    return [run for run in runs if summary(run)]
+
+
+def atc_runs(runs: Sequence[Run]) -> list[Run]:
+    """The runs with ATC scores in at least one language."""
+    return [run for run in runs if summary(run).get("atc")]
+
+
+def points(value: float | None) -> str:
+    """A [0, 1] score as a percentage with two decimals, the paper's precision (``0.1413`` -> ``14.13``)."""
+    return MISSING if value is None else f"{100 * float(value):.2f}"
+
+
+def kilo_tokens(tokens: float | None) -> str:
+    """A mean prompt length as Table 3 prints it: ``437.5`` -> ``0.4K``, ``4992`` -> ``5K``."""
+    if tokens is None:
+        return MISSING
+    return f"{float(tokens) / 1000:.1f}".removesuffix(".0") + "K"
+
+
+# Heatmaps per needle count --------------------------------------------------------------------------
+
+
+def needle_heatmap_keys(runs: Sequence[Run]) -> list[tuple[str, int]]:
+    """(config, needle count) of every multi-needle reasoning heatmap: configs in report order, counts ascending."""
+    keys = {(str(c["config"]), int(c["needle_count"])) for run in runs for c in summary(run).get("m_rs_cells") or []
+            if c.get("depth") is not None}
+    order = {config: index for index, config in enumerate(configs_of(runs))}
+    return sorted(keys, key=lambda key: (order.get(key[0], len(order)), key[0], key[1]))
+
+
+def needle_cells(run: Run, config: str, needle_count: int) -> list[Mapping[str, Any]]:
+    """One run's multi-needle reasoning cells (length x depth) of one config at one needle count."""
+    return [c for c in summary(run).get("m_rs_cells") or []
+            if c["config"] == config and int(c["needle_count"]) == needle_count]
+
+
+def needle_heatmap_name(config: str, needle_count: int) -> str:
+    """``heatmap_m-rs-en_needles=3.png``: characters unsafe in file names replaced by ``_``."""
+    return f"heatmap_{re.sub(r'[^A-Za-z0-9_.-]', '_', config)}_needles={needle_count}.png"
+
+
+# Markdown --------------------------------------------------------------------------------------------
+
+
+def needlebench_section(runs: Sequence[Run], atc_curve: str | None,
+                        heatmaps: Mapping[tuple[str, int], str]) -> list[str]:
+    """The report's NeedleBench section: the paper's tables and links to its plots.
+
+    Args:
+        runs: Every run of the report; those without NeedleBench scores are left out.
+        atc_curve: Relative path of the ATC curve, if one was drawn.
+        heatmaps: Relative path of each multi-needle reasoning heatmap, by (config, needle count).
+
+    Returns:
+        Markdown lines; none when no run has NeedleBench scores.
+    """
+    scored = needlebench_runs(runs)
+    if not scored:
+        return []
+    lines = ["## NeedleBench", ""]
+    lines += sparse_table(scored)
+    lines += atc_tables(scored)
+    if atc_curve:
+        lines += [f"![ATC accuracy against needle count]({atc_curve})", ""]
+    if heatmaps:
+        lines += ["### Multi-needle reasoning by needle count", ""]
+        for config, count in heatmaps:
+            lines += [f"![{config}, {count} needles: score by depth and length]({heatmaps[(config, count)]})", ""]
+    return lines
+
+
+def sparse_table(runs: Sequence[Run]) -> list[str]:
+    """Tables 1-2: per run with an information-sparse task, each such task present in Chinese, English
+    and overall, and Overall (a run with ATC alone has no row)."""
+    with_sparse = [run for run in runs if any(t in summary(run).get("tasks", {}) for t in SPARSE_TASKS)]
+    tasks = [t for t in SPARSE_TASKS if any(t in summary(run).get("tasks", {}) for run in with_sparse)]
+    if not tasks:
+        return []
+    header = ["run", *(f"{TASK_LABELS[t]} {column}" for t in tasks for column in (*PAPER_LANGS, "overall")), "Overall"]
+    rows = []
+    for run in with_sparse:
+        by_task = summary(run).get("tasks", {})
+        row: list[str] = [run.label]
+        for task in tasks:
+            scores = by_task.get(task, {})
+            row += [points((scores.get(lang) or {}).get("score")) for lang in PAPER_LANGS]
+            row.append(points(scores.get("overall")))
+        rows.append([*row, points((summary(run).get("overall") or {}).get("score"))])
+    names = ", ".join(f"{TASK_LABELS[t]} = {TASK_TITLES[t]}" for t in tasks)
+    return [
+        "### Information-sparse tasks",
+        "",
+        f"Scores (%) as in the paper's Tables 1-2 ({names}). A task's score in a language is the mean "
+        "over its samples (equation 2); its overall is the mean of its languages; Overall is the mean "
+        "of the tasks' overalls (equation 3).",
+        "",
+        *markdown_table(header, rows),
+    ]
+
+
+def atc_tables(runs: Sequence[Run]) -> list[str]:
+    """Table 3 per language: accuracy (%) per needle count, weighted averages and ENL-50."""
+    with_atc = atc_runs(runs)
+    if not with_atc:
+        return []
+    lines = [
+        "### Ancestral Trace Challenge",
+        "",
+        "Exact-match accuracy (%) per needle count, as in the paper's Table 3; the first row is the prompts' "
+        "mean length. Weighted: equation 4 (each count weighted by its number of needles) over the counts "
+        "whose prompts average at most 2K tokens (≤2K) and over all counts; ENL-50: the largest count "
+        "with an accuracy of at least 50%.",
+        "",
+    ]
+    langs = sorted({lang for run in with_atc for lang in summary(run)["atc"]},
+                   key=lambda lang: (PAPER_LANGS.index(lang) if lang in PAPER_LANGS else len(PAPER_LANGS), lang))
+    for lang in langs:
+        blocks = [(run, summary(run)["atc"].get(lang) or {}) for run in with_atc]
+        counts = sorted({int(n) for _, block in blocks for n in block.get("by_needles", {})})
+        lengths = [next((b["by_needles"][str(n)].get("mean_n_tokens") for _, b in blocks
+                         if str(n) in b.get("by_needles", {})), None) for n in counts]
+        rows: list[list[object]] = [["length (tokens)", *(kilo_tokens(t) for t in lengths), "", "", ""]]
+        for run, block in blocks:
+            by_needles = block.get("by_needles", {})
+            accuracy = [percent((by_needles.get(str(n)) or {}).get("score")) for n in counts]
+            enl = block.get("enl_50")
+            rows.append([run.label, *accuracy, points(block.get("weighted_short")), points(block.get("weighted_all")),
+                         MISSING if enl is None else enl])
+        lines += [f"#### ATC, {LANG_NAMES.get(lang, lang)} ({lang})", ""]
+        lines += markdown_table(["needles", *map(str, counts), "weighted ≤2K", "weighted all", "ENL-50"], rows)
+    return lines
+
+
+# ATC curve -------------------------------------------------------------------------------------------
+
+
+def atc_series(run: Run, lang: str) -> list[tuple[int, float]]:
+    """(needle count, accuracy %) of one run in one language, counts ascending."""
+    by_needles = ((summary(run).get("atc") or {}).get(lang) or {}).get("by_needles", {})
+    return sorted((int(n), 100 * float(s["score"])) for n, s in by_needles.items() if s.get("score") is not None)
+
+
+def plot_atc_curve(runs: Sequence[Run]) -> Figure:
+    """ATC accuracy (%) against needle count (log2 axis), one line per run and language.
+
+    A run keeps one colour; languages differ in line style and marker (:data:`LANG_STYLES`). Each
+    line's ENL-50 point is a star; the 50% threshold is the one dashed line.
+
+    Args:
+        runs: The loaded runs; those without ATC scores are left out.
+
+    Returns:
+        The figure, not yet saved.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    fig = Figure(figsize=(7.2, 4.6), layout="constrained")
+    ax = fig.subplots()
+    counts: set[int] = set()
+    for index, run in enumerate(runs):
+        for lang, block in sorted((summary(run).get("atc") or {}).items()):
+            series = atc_series(run, lang)
+            if not series:
+                continue
+            colour = f"C{index % 10}"
+            style, marker = LANG_STYLES.get(lang, ("-.", "^"))
+            xs, ys = zip(*series)
+            counts.update(xs)
+            ax.plot(xs, ys, linestyle=style, marker=marker, color=colour, label=f"{run.label} · {lang}")
+            enl = int(block.get("enl_50") or 0)
+            if enl in xs:
+                ax.plot([enl], [ys[xs.index(enl)]], linestyle="none", marker="*", markersize=15, color=colour,
+                        markeredgecolor="black", zorder=5)
+    ax.axhline(THRESHOLD_PERCENT, color="#555555", linestyle="--", linewidth=1.2)
+    ax.set_ylim(-3, 103)
+    ax.set_xlabel("needle count")
+    ax.set_ylabel("exact-match accuracy (%)")
+    ax.grid(True, alpha=0.3)
+    if counts:
+        ticks = sorted(counts)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ticks, [str(n) for n in ticks])
+        ax.minorticks_off()
+        ax.set_xlim(ticks[0] / 1.3, ticks[-1] * 1.3)
+    handles, _ = ax.get_legend_handles_labels()
+    handles += [Line2D([], [], linestyle="none", marker="*", markersize=12, color="#999999", markeredgecolor="black",
+                       label="ENL-50"),
+                Line2D([], [], color="#555555", linestyle="--", label=f"{THRESHOLD_PERCENT}% threshold")]
+    fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=8, frameon=False)
+    ax.set_title("Ancestral Trace Challenge: accuracy against needle count")
+    return fig

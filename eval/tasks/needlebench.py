@@ -1,0 +1,158 @@
+r"""The four NeedleBench tasks: single- and multi-needle retrieval, multi-needle reasoning, and ATC.
+
+Every task renders the row's prompt as one user turn and reads the answer after
+:func:`strip_reasoning`; the tasks differ only in where the answer is read and how it is scored,
+one row of :data:`RULES` per task.
+
+=====  ===============================  ======================================  ==========================
+task   references (the row's answers)   answer read from the response           score
+=====  ===============================  ======================================  ==========================
+s-rt   the needle's keyword             the whole response                      keyword match (eq. 1)
+m-rt   one keyword per asked needle     the whole response                      share of keywords found
+m-rs   the eldest ancestor's name       the last \boxed{}, else the response    keyword match (eq. 1)
+atc    the name, or generations apart   the last \boxed{} ("" without one)      exact match
+=====  ===============================  ======================================  ==========================
+
+The formulas are in :mod:`eval.scoring` (:func:`keyword_match`, :func:`keyword_recall`,
+:func:`exact_answer_match`); task and overall scores (equations 2 and 3), the ATC weighted average
+and ENL-50 (equation 4) are aggregated in :mod:`eval.results`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from eval.backends.base import Message
+from eval.scoring import exact_answer_match, keyword_match, keyword_recall
+from eval.tasks.base import TaskOptions, strip_reasoning
+from eval.tasks.rulerv2 import last_boxed
+from generators.errors import SpecError
+
+BENCHMARK = "needlebench"
+TASK_TITLES: dict[str, str] = {
+    "s-rt": "Single-Needle Retrieval",
+    "m-rt": "Multi-Needle Retrieval",
+    "m-rs": "Multi-Needle Reasoning",
+    "atc": "Ancestral Trace Challenge",
+}
+"""Task (the rows' ``task`` column) -> its name in the paper."""
+PAPER_LANGS: tuple[str, ...] = ("zh", "en")
+"""Languages in the order of the paper's tables (Chinese, then English); the generators' ``LANGS``."""
+NEEDLEBENCH_METRIC = (
+    "NeedleBench (paper §3.1-3.2): S-RT and M-RS score 1 when a keyword occurs in the answer "
+    "(eq. 1; case-insensitive, whitespace collapsed; M-RS reads the last \\boxed{} when there is one), "
+    "M-RT the share of its needles' keywords found, ATC exact match of the last \\boxed{} "
+    "(normalized; generations apart compared as integers); task score = mean over samples (eq. 2), "
+    "overall = mean of the sparse tasks (eq. 3), ATC weighted by needle count and ENL-50 (eq. 4)"
+)
+
+
+def whole_response(response: str) -> str:
+    """The response as it is: retrieval keywords are looked for anywhere in it."""
+    return response
+
+
+def boxed_or_response(response: str) -> str:
+    r"""The content of the last ``\boxed{}`` (M-RS), or the whole response when there is no box.
+
+    The box is the answer the prompt asks for; without one the reasoning task still scores by
+    keyword containment on the response, as the paper's sparse-task metric (equation 1) does.
+    """
+    boxed = last_boxed(response)
+    return response if boxed is None else boxed
+
+
+def boxed_only(response: str) -> str:
+    r"""The content of the last ``\boxed{}`` (ATC), or "" without one (which scores 0)."""
+    return last_boxed(response) or ""
+
+
+@dataclass(frozen=True)
+class NeedleRule:
+    """How one NeedleBench task reads and scores an answer.
+
+    Attributes:
+        extract: The answer inside a response (reasoning already removed).
+        score: ``(references, prediction) -> [0, 1]``, a scorer of :mod:`eval.scoring`.
+    """
+
+    extract: Callable[[str], str]
+    score: Callable[[Sequence[str], str], float]
+
+
+RULES: dict[str, NeedleRule] = {
+    "s-rt": NeedleRule(whole_response, keyword_match),
+    "m-rt": NeedleRule(whole_response, keyword_recall),
+    "m-rs": NeedleRule(boxed_or_response, keyword_match),
+    "atc": NeedleRule(boxed_only, exact_answer_match),
+}
+"""Task (the rows' ``task`` column, :data:`generators.needlebench.spec.TASKS`) -> its rule."""
+
+
+def task_of(name: str) -> str | None:
+    """``"m-rs"`` for ``needlebench/m-rs``; None for a name that is not a NeedleBench task."""
+    if not name.startswith(f"{BENCHMARK}/"):
+        return None
+    task = name.removeprefix(f"{BENCHMARK}/")
+    return task if task in RULES else None
+
+
+def plain_number(value: float | int | None) -> float | int | None:
+    """A whole float as an int (``100.0`` -> ``100``), so depths read as the paper's 0..100 labels."""
+    if value is None:
+        return None
+    number = float(value)
+    return int(number) if number.is_integer() else number
+
+
+@dataclass(frozen=True)
+class NeedleBenchTask:
+    """One NeedleBench task: the row's prompt as one user turn, read and scored by its :class:`NeedleRule`.
+
+    Attributes:
+        name: ``needlebench/{task}``, a key of :data:`RULES` after the prefix.
+        options: Reasoning marker (NeedleBench rows have no answer prefix).
+    """
+
+    name: str
+    options: TaskOptions
+    metric: str = NEEDLEBENCH_METRIC
+    metadata_columns: tuple[str, ...] = ("length", "depth", "lang", "needle_count", "question_type", "n_tokens")
+    rule: NeedleRule = field(init=False)
+
+    def __post_init__(self) -> None:
+        task = task_of(self.name)
+        if task is None:
+            raise SpecError(f"no NeedleBench task {self.name!r}; tasks: {', '.join(f'{BENCHMARK}/{t}' for t in RULES)}")
+        object.__setattr__(self, "rule", RULES[task])
+
+    def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
+        """The prompt as built, as one user turn."""
+        return ({"role": "user", "content": row["input"]},)
+
+    def references(self, row: Mapping[str, Any]) -> list[str]:
+        """The row's answers, as released (see the module docstring)."""
+        return list(row["answers"])
+
+    def metadata(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """Target length (tokens; None for ATC), requested depth of the first needle (percent, as is:
+        0..100, not binned; None for ATC), language, needle count, question type, and the prompt's
+        measured length ``n_tokens`` (the build tokenizer's count; ATC's "<=2K" split needs it)."""
+        target = row.get("target_tokens")
+        return {
+            "length": None if target is None else int(target),
+            "depth": plain_number(row.get("depth")),
+            "lang": row["lang"],
+            "needle_count": int(row["needle_count"]),
+            "question_type": row["question_type"],
+            "n_tokens": int(row["n_tokens"]),
+        }
+
+    def extract(self, response: str) -> str:
+        """This task's answer (:attr:`NeedleRule.extract`) in the response after any reasoning."""
+        return self.rule.extract(strip_reasoning(response, self.options.thinking_end))
+
+    def score(self, prediction: str, references: Sequence[str]) -> float:
+        """The task's scorer (:attr:`NeedleRule.score`) on the extracted prediction."""
+        return self.rule.score(references, prediction)
