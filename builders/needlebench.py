@@ -128,8 +128,7 @@ class NeedleBenchBuild:
         missing = [lang for lang in self.langs if lang not in self.buffer]
         if missing:
             raise SpecError(f"no length buffer for {', '.join(missing)}")
-        for spec in self.specs():
-            del spec  # building the specs validates every option
+        list(self.specs())  # building the specs validates every option
 
     def specs(self) -> Iterator[SparseSpec | AtcSpec]:
         """The generator spec of every (task, language) config, in config order."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from generators.budget import token_indices
 from generators.needlebench.kinship import SENTENCE_JOINER, PersonNames, answer_question, kinship_chain
-from generators.needlebench.rows import BENCHMARK, row
+from generators.needlebench.rows import BENCHMARK, needle_records, row
 from generators.needlebench.spec import AtcSpec
 from generators.needlebench.templates import KINSHIP, kinship_tail
 from generators.seeding import rng_for
@@ -57,8 +57,5 @@ def generate_atc(spec: AtcSpec, *, seed: int, tokens: TokenCounter, names: Perso
                     query=question, task="atc", lang=spec.lang, target_tokens=None, depth=None, needle_count=count,
                     question_type=question_type, repeat=r, n_tokens=len(token_starts), length_buffer=None,
                     tokenizer=tokens.name, filler="",
-                    needles=[
-                        {"text": t, "char_offset": c, "token_offset": o, "depth_percent": d, "requested_depth": None, "keyword": ""}
-                        for t, c, o, d in zip(sentences, chars.tolist(), at.tolist(), depth.tolist())
-                    ],
+                    needles=needle_records(sentences, chars.tolist(), at.tolist(), depth.tolist(), [""] * count, [None] * count),
                 )

@@ -20,20 +20,21 @@ def spread_depths(depth_percent: float, count: int) -> list[float]:
     return [depth_percent + i * (100.0 - depth_percent) / count for i in range(count)]
 
 
-def needle_records(texts: Sequence[str], placements: Sequence[Placement], keywords: Sequence[str],
-                   requested: Sequence[float | None]) -> list[dict[str, Any]]:
-    """The ``needles`` column: each needle's text, where it landed, its keyword and requested depth."""
+def needle_records(texts: Sequence[str], chars: Sequence[int], tokens: Sequence[int], depths: Sequence[float],
+                   keywords: Sequence[str], requested: Sequence[float | None]) -> list[dict[str, Any]]:
+    """The ``needles`` column from parallel lists: each needle's text, character and token offset,
+    realized depth (percent of context tokens), keyword and requested depth."""
     return [
-        {
-            "text": text,
-            "char_offset": p.char_offset,
-            "token_offset": p.token_offset,
-            "depth_percent": p.depth_percent,
-            "requested_depth": want,
-            "keyword": keyword,
-        }
-        for text, p, keyword, want in zip(texts, placements, keywords, requested)
+        {"text": t, "char_offset": c, "token_offset": o, "depth_percent": d, "requested_depth": want, "keyword": k}
+        for t, c, o, d, k, want in zip(texts, chars, tokens, depths, keywords, requested)
     ]
+
+
+def placed_needles(texts: Sequence[str], placements: Sequence[Placement], keywords: Sequence[str],
+                   requested: Sequence[float | None]) -> list[dict[str, Any]]:
+    """:func:`needle_records` of needles placed by :func:`generators.budget.fit_prompt`."""
+    return needle_records(texts, [p.char_offset for p in placements], [p.token_offset for p in placements],
+                          [p.depth_percent for p in placements], keywords, requested)
 
 
 def row(*, id: str, input: str, answers: list[str], query: str, task: str, lang: str, target_tokens: int | None,

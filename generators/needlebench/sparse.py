@@ -26,7 +26,7 @@ from generators.haystack import Frame, fill_haystack
 from generators.needlebench.filler import Filler
 from generators.needlebench.kinship import PersonNames, answer_question, kinship_chain
 from generators.needlebench.needles import retrieval_needles
-from generators.needlebench.rows import BENCHMARK, NEEDLE_SEPARATOR, needle_records, row, spread_depths
+from generators.needlebench.rows import BENCHMARK, NEEDLE_SEPARATOR, placed_needles, row, spread_depths
 from generators.needlebench.spec import RETRIEVAL, SparseSpec
 from generators.needlebench.templates import KINSHIP, SPARSE, kinship_tail
 from generators.seeding import rng_for
@@ -114,5 +114,5 @@ def generate_sparse(spec: SparseSpec, *, seed: int, tokens: TokenCounter, filler
                         task=spec.task, lang=spec.lang, target_tokens=length, depth=float(depth), needle_count=count,
                         question_type=content.question_type, repeat=r, n_tokens=fitted.n_tokens,
                         length_buffer=spec.buffer, tokenizer=tokens.name, filler=filler.source,
-                        needles=needle_records(content.needles, fitted.placements, content.keywords, depths),
+                        needles=placed_needles(content.needles, fitted.placements, content.keywords, depths),
                     )
