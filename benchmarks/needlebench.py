@@ -7,6 +7,10 @@ the reference encode alternate over ``--repeats`` rounds; best-of and the median
 are printed. Reading and counting the filler is timed separately: a build pays it once per
 language for every task, length and depth.
 
+ATC encodes each text in a worker thread while the next sample is drawn
+(:func:`generators.pipeline.encoded_ahead`) when the process may use two or more CPUs; run under
+``taskset -c 0`` to measure the one-CPU path, where everything happens in one thread.
+
 Usage::
 
     python benchmarks/needlebench.py                                   # world filler, cl100k_base
@@ -27,8 +31,9 @@ from builders.sources.filler import read_filler
 from builders.sources.person_names import faker_person_names
 from generators.needlebench.atc import generate_atc
 from generators.needlebench.filler import Filler
-from generators.needlebench.spec import AtcSpec, SparseSpec
 from generators.needlebench.sparse import generate_sparse
+from generators.needlebench.spec import AtcSpec, SparseSpec
+from generators.pipeline import usable_cpus
 from generators.tokens import TokenCounter
 from needlework.tokenizers import load_tokenizer
 
@@ -70,6 +75,7 @@ def _measure(make: Callable[[], Iterator[dict]], tokens: TokenCounter, repeats: 
 def main(length: int, needles: int, samples: int, tokenizer: str, repeats: int, filler_en: str, filler_zh: str) -> None:
     """Print one JSON line per case: samples per second, seconds per sample generating and encoding, their ratio."""
     tokens = load_tokenizer(tokenizer)
+    click.echo(json.dumps({"usable_cpus": usable_cpus(), "tokenizer": tokens.name}))
     names, _ = faker_person_names()
     depths = tuple(round(100.0 * i / max(samples - 1, 1), 4) for i in range(samples))
     for lang, source in (("en", filler_en), ("zh", filler_zh)):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -40,6 +40,19 @@ class TokenCounter(Protocol):
         A token that starts inside a multi-byte character maps to that character's offset.
         Offsets are non-decreasing; ``offsets[i]`` is the first character covered by token ``i``.
         """
+        ...
+
+    def encode_native(self, text: str) -> Any:
+        """The tokenizer's own result for ``text``, computed with as little Python work as it allows.
+
+        The first half of :meth:`encode_with_offsets`, which is ``with_offsets(encode_native(text))``:
+        a worker thread can run it while the calling thread does other work (tiktoken and HF
+        tokenizers release the GIL while they tokenize), leaving the conversion to the caller.
+        """
+        ...
+
+    def with_offsets(self, native: Any) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`encode_with_offsets` of the text that :meth:`encode_native` was given."""
         ...
 
     def decode(self, ids: Sequence[int] | np.ndarray) -> str:

@@ -51,6 +51,12 @@ class CallCounter:
     def encode_with_offsets(self, text):
         return self.inner.encode_with_offsets(text)
 
+    def encode_native(self, text):
+        return self.inner.encode_native(text)
+
+    def with_offsets(self, native):
+        return self.inner.with_offsets(native)
+
     def decode(self, ids):
         return self.inner.decode(ids)
 

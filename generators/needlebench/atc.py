@@ -8,6 +8,7 @@ sample follows from its needle count; the row records the exact token count from
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import numpy as np
@@ -17,16 +18,49 @@ from generators.needlebench.kinship import SENTENCE_JOINER, PersonNames, answer_
 from generators.needlebench.rows import BENCHMARK, needle_records, row
 from generators.needlebench.spec import AtcSpec
 from generators.needlebench.templates import KINSHIP, kinship_tail
+from generators.pipeline import encoded_ahead
 from generators.seeding import rng_for
 from generators.tokens import TokenCounter
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """One ATC sample before its text is encoded."""
+
+    key: str
+    count: int
+    question_type: str
+    repeat: int
+    text: str
+    question: str
+    answer: str
+    sentences: list[str]
+    bounds: np.ndarray  # each sentence's first character in the text, then the end of the context
 
 
 def generate_atc(spec: AtcSpec, *, seed: int, tokens: TokenCounter, names: PersonNames) -> Iterator[dict[str, Any]]:
     """Rows of ATC in one language: needle counts x question types x repeats.
 
     Each row's random choices (names, relations, sentence forms, order, the people asked about)
-    come from the key ``needles=<N>/q=<type>/r=<r>``.
+    come from the key ``needles=<N>/q=<type>/r=<r>``. Each text is encoded while the next sample
+    is drawn (:func:`generators.pipeline.encoded_ahead`).
     """
+    for draft, _, token_starts in encoded_ahead(tokens, _drafts(spec, seed, names)):
+        at = token_indices(token_starts, draft.bounds)
+        t0, t1 = int(at[0]), int(at[-1])
+        depth = np.round(100.0 * (at[:-1] - t0) / max(t1 - t0, 1), 4)
+        yield row(
+            id=f"atc/{spec.lang}/{draft.key}", input=draft.text, answers=[draft.answer], query=draft.question,
+            task="atc", lang=spec.lang, target_tokens=None, depth=None, needle_count=draft.count,
+            question_type=draft.question_type, repeat=draft.repeat, n_tokens=len(token_starts), length_buffer=None,
+            tokenizer=tokens.name, filler="",
+            needles=needle_records(draft.sentences, draft.bounds[:-1].tolist(), at[:-1].tolist(), depth.tolist(),
+                                   [""] * draft.count, [None] * draft.count),
+        )
+
+
+def _drafts(spec: AtcSpec, seed: int, names: PersonNames) -> Iterator[tuple[str, _Draft]]:
+    """Every sample's text and draft, in row order (all random draws happen here)."""
     frame = KINSHIP[spec.lang]
     joiner = SENTENCE_JOINER[spec.lang]
     tails = {q: kinship_tail(spec.lang, q, atc=True) for q in spec.question_types}
@@ -42,19 +76,10 @@ def generate_atc(spec: AtcSpec, *, seed: int, tokens: TokenCounter, names: Perso
                 order = rng.permutation(count)
                 fields = {"person": ask.person, "other": ask.other, "n": ask.n}
                 question = frame.atc_question_lead + wording.question.format(**fields)
-                context, starts, lengths = chain.render(order, joiner)
-                sentences = [context[a:a + n] for a, n in zip(starts.tolist(), lengths.tolist())]
+                sentences = chain.sentences(order)
+                context = joiner.join(sentences)
                 text = intro + context + "\n\n" + question + tails[question_type].format(**fields)
-                chars = len(intro) + starts
-                _, token_starts = tokens.encode_with_offsets(text)
-                at = token_indices(token_starts, chars)
-                t0 = int(at[0])
-                t1 = int(token_indices(token_starts, [len(intro) + len(context)])[0])
-                depth = np.round(100.0 * (at - t0) / max(t1 - t0, 1), 4)
-                yield row(
-                    id=f"atc/{spec.lang}/needles={count}/q={question_type}/r={r:03d}", input=text, answers=[ask.answer],
-                    query=question, task="atc", lang=spec.lang, target_tokens=None, depth=None, needle_count=count,
-                    question_type=question_type, repeat=r, n_tokens=len(token_starts), length_buffer=None,
-                    tokenizer=tokens.name, filler="",
-                    needles=needle_records(sentences, chars.tolist(), at.tolist(), depth.tolist(), [""] * count, [None] * count),
-                )
+                lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=count)
+                bounds = len(intro) + np.concatenate(([0], np.cumsum(lengths + len(joiner))))
+                bounds[-1] -= len(joiner)
+                yield text, _Draft(key, count, question_type, r, text, question, ask.answer, sentences, bounds)

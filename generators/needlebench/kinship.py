@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
-from operator import itemgetter
+from operator import add, itemgetter
 from typing import Sequence
 
 import numpy as np
@@ -144,7 +144,7 @@ class PersonNames:
         if lang == "en":
             lasts = rng.choice(len(self.en_last), size=n, replace=False)
             firsts = rng.integers(len(self.en_first), size=n)
-            names = [f"{first} {last}" for first, last in zip(_pick(self.en_first, firsts), _pick(self.en_last, lasts))]
+            names = list(map(add, _pick(self._en_first_spaced, firsts), _pick(self.en_last, lasts)))
             if self.avoid.isdisjoint(names):
                 return names
             for i, name in enumerate(names):
@@ -154,6 +154,11 @@ class PersonNames:
             return names
         codes = rng.choice(len(self._zh_names), size=n + len(self.avoid), replace=False)
         return [name for name in _pick(self._zh_names, codes) if name not in self.avoid][:n]
+
+    @cached_property
+    def _en_first_spaced(self) -> tuple[str, ...]:
+        """Every English first name followed by the space before the last name."""
+        return tuple(first + " " for first in self.en_first)
 
     @cached_property
     def _zh_names(self) -> tuple[str, ...]:
@@ -180,7 +185,6 @@ class LinkForms:
         slots: Who fills each ``%s``, the forms one after another: 0 the elder, 1 the younger.
         slot_start: Per form, where its slots begin in :attr:`slots`.
         slot_count: Per form, how many names it mentions.
-        fixed_chars: Per form, its characters other than the names.
         gaps: Per form, the generations between the elder and the younger.
         up_roles, up_sentences, down_roles, down_sentences: The sizes of the two sides.
     """
@@ -189,7 +193,6 @@ class LinkForms:
     slots: np.ndarray
     slot_start: np.ndarray
     slot_count: np.ndarray
-    fixed_chars: np.ndarray
     gaps: np.ndarray
     up_roles: int
     up_sentences: int
@@ -199,7 +202,7 @@ class LinkForms:
     @classmethod
     def of(cls, lang: str) -> "LinkForms":
         """The forms of ``lang``, from the role and sentence tables above."""
-        templates, slots, counts, fixed, gaps = [], [], [], [], []
+        templates, slots, counts, gaps = [], [], [], []
         for roles, sentences in ((ANCESTOR_ROLES[lang], ANCESTOR_SENTENCES[lang]), (DESCENDANT_ROLES[lang], DESCENDANT_SENTENCES[lang])):
             for role, gap in roles:
                 for sentence in sentences:
@@ -208,31 +211,24 @@ class LinkForms:
                     templates.append("%s".join(text.replace("%", "%%") for text in literals))
                     slots.extend(int(person == "younger") for person in people)
                     counts.append(len(people))
-                    fixed.append(sum(map(len, literals)))
                     gaps.append(gap)
         count = np.array(counts, dtype=np.int64)
-        return cls(tuple(templates), np.array(slots, dtype=np.int64), np.cumsum(count) - count, count,
-                   np.array(fixed, dtype=np.int64), np.array(gaps, dtype=np.int64),
+        return cls(tuple(templates), np.array(slots, dtype=np.int64), np.cumsum(count) - count, count, np.array(gaps, dtype=np.int64),
                    len(ANCESTOR_ROLES[lang]), len(ANCESTOR_SENTENCES[lang]), len(DESCENDANT_ROLES[lang]), len(DESCENDANT_SENTENCES[lang]))
 
-    def render(self, names: Sequence[str], forms: np.ndarray, links: np.ndarray, joiner: str) -> tuple[str, np.ndarray, np.ndarray]:
-        """The sentences of ``links`` in that order, joined by ``joiner``, with each one's first
-        character and length. Link ``k`` joins ``names[k]`` (elder) and ``names[k + 1]`` in form ``forms[k]``.
+    def sentences(self, names: Sequence[str], forms: np.ndarray, links: np.ndarray) -> list[str]:
+        """The sentences of ``links``, in that order. Link ``k`` joins ``names[k]`` (elder) and
+        ``names[k + 1]`` in form ``forms[k]``.
 
-        One ``%`` over the joined templates writes the text; lengths come from the form and name
-        lengths, so nothing is measured after writing.
+        One ``%`` over the templates joined by a NUL (which no template or name contains) writes
+        every sentence, and one split cuts them apart.
         """
         form = forms[links]
         count = self.slot_count[form]
         ends = np.cumsum(count)
-        begins = ends - count
-        within = np.arange(int(ends[-1])) - np.repeat(begins, count)
+        within = np.arange(int(ends[-1])) - np.repeat(ends - count, count)
         who = np.repeat(links, count) + self.slots[np.repeat(self.slot_start[form], count) + within]
-        text = joiner.join(_pick(self.templates, form)) % tuple(_pick(names, who))
-        name_chars = np.fromiter(map(len, names), dtype=np.int64, count=len(names))
-        lengths = self.fixed_chars[form] + np.add.reduceat(name_chars[who], begins)
-        starts = np.concatenate(([0], np.cumsum(lengths[:-1] + len(joiner))))
-        return text, starts, lengths
+        return ("\0".join(_pick(self.templates, form)) % tuple(_pick(names, who))).split("\0")
 
 
 LINK_FORMS: dict[str, LinkForms] = {lang: LinkForms.of(lang) for lang in ANCESTOR_ROLES}
@@ -260,15 +256,10 @@ class KinshipChain:
         """Generations of each person below the eldest (0 for the eldest)."""
         return tuple(accumulate(self.gaps, initial=0))
 
-    def render(self, order: Sequence[int] | np.ndarray, joiner: str) -> tuple[str, np.ndarray, np.ndarray]:
-        """The link sentences in ``order`` joined by ``joiner``, with each one's first character and length."""
-        return LINK_FORMS[self.lang].render(self.names, self.forms, np.asarray(order, dtype=np.int64), joiner)
-
-    @property
-    def sentences(self) -> tuple[str, ...]:
-        """The sentence stating each link, in link order."""
-        text, starts, lengths = self.render(np.arange(len(self.gaps)), "")
-        return tuple(text[a:a + n] for a, n in zip(starts.tolist(), lengths.tolist()))
+    def sentences(self, order: Sequence[int] | np.ndarray | None = None) -> list[str]:
+        """The sentence stating each link, in ``order`` (link order by default)."""
+        links = np.arange(len(self.gaps)) if order is None else np.asarray(order, dtype=np.int64)
+        return LINK_FORMS[self.lang].sentences(self.names, self.forms, links)
 
 
 def kinship_chain(rng: np.random.Generator, n_needles: int, lang: str, names: PersonNames) -> KinshipChain:

@@ -60,12 +60,12 @@ def sparse_content(spec: SparseSpec, rng: np.random.Generator, count: int, names
     if spec.task == "m-rs":
         chain = kinship_chain(rng, count, spec.lang, names)
         ask = answer_question(rng, chain, "eldest_ancestor")
-        order = rng.permutation(count).tolist()
+        order = rng.permutation(count)
         kinship = KINSHIP[spec.lang]
         question = kinship.mrs_question_lead + kinship.questions["eldest_ancestor"].question.format(person=ask.person)
         tail = kinship_tail(spec.lang, "eldest_ancestor", atc=False).format(person=ask.person)
         suffix = frame.ask + question + tail
-        return SparseContent(tuple(chain.sentences[i] for i in order), ("",) * count, Frame(frame.intro_single, suffix),
+        return SparseContent(tuple(chain.sentences(order)), ("",) * count, Frame(frame.intro_single, suffix),
                              question, (ask.answer,), "eldest_ancestor")
     needles = retrieval_needles(rng, count, spec.lang)
     questions = frame.question_joiner.join(n.question for n in needles)

@@ -150,9 +150,16 @@ class HFTokenizerCounter:
         Returns:
             ``(ids, offsets)``: uint32 ids and int64 character offsets.
         """
-        encoding = self._encode(text)
-        starts = np.array(encoding.offsets, dtype=np.int64).reshape(-1, 2)[:, 0]
-        return np.array(encoding.ids, dtype=np.uint32), starts
+        return self.with_offsets(self.encode_native(text))
+
+    def encode_native(self, text: str) -> Encoding:
+        """The ``tokenizers.Encoding`` of ``text`` (no special tokens added)."""
+        return self._encode(text)
+
+    def with_offsets(self, native: Encoding) -> tuple[np.ndarray, np.ndarray]:
+        """Ids and character offsets from :meth:`encode_native`'s ``Encoding``."""
+        starts = np.array(native.offsets, dtype=np.int64).reshape(-1, 2)[:, 0]
+        return np.array(native.ids, dtype=np.uint32), starts
 
     def decode(self, ids: Sequence[int] | np.ndarray) -> str:
         """Text of ``ids`` through the file's decoder.

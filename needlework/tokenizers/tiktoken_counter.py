@@ -56,6 +56,11 @@ def parse_ranks(vocab: bytes) -> dict[bytes, int]:
     return ranks
 
 
+def _id_array(ids: list[int]) -> np.ndarray:
+    """Token ids as a uint32 array (``fromiter`` with a known count: ~20% faster than ``np.array``)."""
+    return np.fromiter(ids, dtype=np.uint32, count=len(ids))
+
+
 class TiktokenCounter:
     """Counts tokens with a tiktoken BPE built from a ranks file, a split regex and a normalizer.
 
@@ -153,7 +158,7 @@ class TiktokenCounter:
         Returns:
             1-D uint32 array of token ids.
         """
-        return np.array(self._encoding.encode_ordinary(self.normalize(text)), dtype=np.uint32)
+        return _id_array(self._encoding.encode_ordinary(self.normalize(text)))
 
     def encode_with_offsets(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Token ids and the character offset where each token starts, computed without decoding.
@@ -168,8 +173,15 @@ class TiktokenCounter:
         Returns:
             ``(ids, offsets)``: uint32 ids and non-decreasing int64 character offsets.
         """
-        text = self.normalize(text)
-        ids = np.array(self._encoding.encode_ordinary(text), dtype=np.uint32)
+        return self.with_offsets(self.encode_native(text))
+
+    def encode_native(self, text: str) -> list[int]:
+        """tiktoken's id list for ``text`` (normalized first); tiktoken releases the GIL while encoding."""
+        return self._encoding.encode_ordinary(self.normalize(text))
+
+    def with_offsets(self, native: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Ids and character offsets from :meth:`encode_native`'s list."""
+        ids = _id_array(native)
         leads = self._token_leads[ids]
         # A token's first character is the number of characters opened before it, one less when it
         # starts inside a character (that character's offset). tiktoken repairs surrogates before

@@ -1,0 +1,72 @@
+"""encoded_ahead: the same ids and offsets as encoding in place, in input order, on one CPU or many."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from generators import pipeline
+from generators.pipeline import encoded_ahead
+from needlework.tokenizers import load_tokenizer
+
+TEXTS = [f"Sample {i}: " + "Alice's father is Bob. 李华的母亲是王芳。" * (i + 1) for i in range(7)]
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    return load_tokenizer("qwen2.5")
+
+
+@pytest.mark.parametrize("cpus", [1, 2])
+def test_results_match_encoding_in_place_in_order(qwen, monkeypatch, cpus):
+    monkeypatch.setattr(pipeline, "usable_cpus", lambda: cpus)
+    got = list(encoded_ahead(qwen, ((text, i) for i, text in enumerate(TEXTS))))
+    assert [draft for draft, _, _ in got] == list(range(len(TEXTS)))
+    for (i, ids, starts), text in zip(got, TEXTS):
+        want_ids, want_starts = qwen.encode_with_offsets(text)
+        assert ids.tolist() == want_ids.tolist() and starts.tolist() == want_starts.tolist(), i
+
+
+def test_encodes_run_outside_the_callers_thread_one_ahead(qwen, monkeypatch):
+    monkeypatch.setattr(pipeline, "usable_cpus", lambda: 2)
+    seen: list[tuple[str, int]] = []
+    produced: list[int] = []
+
+    class Recording:
+        def __getattr__(self, name):
+            return getattr(qwen, name)
+
+        def encode_native(self, text):
+            seen.append((threading.current_thread().name, int(text.split(":")[0].split()[1])))
+            return qwen.encode_native(text)
+
+    def drafts():
+        for i, text in enumerate(TEXTS):
+            produced.append(i)
+            yield text, i
+
+    for draft, _, _ in encoded_ahead(Recording(), drafts()):
+        # When draft i comes back, draft i + 1 has already been handed to the worker.
+        assert produced[-1] == min(draft + 1, len(TEXTS) - 1)
+    assert [i for _, i in seen] == list(range(len(TEXTS)))
+    assert all(name.startswith("encode-ahead") for name, _ in seen)
+
+
+def test_errors_surface_and_early_close_stops_the_worker(qwen, monkeypatch):
+    monkeypatch.setattr(pipeline, "usable_cpus", lambda: 2)
+    before = threading.active_count()
+    ahead = encoded_ahead(qwen, ((text, i) for i, text in enumerate(TEXTS)))
+    assert next(ahead)[0] == 0
+    ahead.close()
+    assert threading.active_count() == before
+
+    class Failing:
+        def __getattr__(self, name):
+            return getattr(qwen, name)
+
+        def encode_native(self, text):
+            raise ValueError(f"cannot encode {text[:8]!r}")
+
+    with pytest.raises(ValueError, match="cannot encode 'Sample 0'"):
+        list(encoded_ahead(Failing(), ((text, i) for i, text in enumerate(TEXTS))))
