@@ -83,10 +83,11 @@ def assembly(docs: int, questions: int, tokenizer: str) -> None:
     spec = HaystackSpec(strategies=("bm25",), sizes=(128_000,))
     inputs = [{"bm25": RankedQuestion(r.doc_ids, r.needle_ids, r.needle_ranks)} for r in ranked]
     begin = time.perf_counter()
-    made = sum(1 for q, r in zip(rows, inputs) for _ in haystack_rows(q["qid"], r, doc_tokens, 1, spec, seed=0))
+    haystacks = [h for q, r in zip(rows, inputs) for h in haystack_rows(q["qid"], r, doc_tokens, 1, spec, seed=0)]
     seconds = time.perf_counter() - begin
-    _emit(case="b-assembly-128k", docs=docs, haystacks=made, haystacks_per_s=round(made / seconds),
-          mean_docs_per_haystack=round(float(np.mean([len(r.doc_ids) for r in ranked])), 1))
+    _emit(case="b-assembly-128k", docs=docs, haystacks=len(haystacks), haystacks_per_s=round(len(haystacks) / seconds),
+          mean_docs_per_haystack=round(float(np.mean([len(h["doc_ids"]) for h in haystacks])), 1),
+          mean_ranking_length=round(float(np.mean([len(r.doc_ids) for r in ranked])), 1))
 
 
 def ppr(docs: int, queries: int) -> None:

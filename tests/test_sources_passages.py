@@ -24,13 +24,15 @@ def brute_force_links(titles: list[str], texts: list[str]) -> set[tuple[int, int
     """The mention rule, pair by pair with a regular expression (the reference for the automaton)."""
     pairs = set()
     for dst, title in enumerate(titles):
-        surface = " ".join(title.split())
-        if len(surface) < MIN_LINK_TITLE_CHARS or surface.isdigit():
-            continue
-        pattern = re.compile(r"(?<!\w)" + re.escape(surface) + r"(?!\w)")
-        for src, text in enumerate(texts):
-            if src != dst and surface in text and pattern.search(text):
-                pairs.add((src, dst))
+        whole = " ".join(title.split())
+        bare = whole[: whole.rindex("(")].rstrip() if whole.endswith(")") and "(" in whole else whole
+        for surface in {whole, bare}:
+            if len(surface) < MIN_LINK_TITLE_CHARS or surface.isdigit():
+                continue
+            pattern = re.compile(r"(?<!\w)" + re.escape(surface) + r"(?!\w)")
+            for src, text in enumerate(texts):
+                if src != dst and surface in text and pattern.search(text):
+                    pairs.add((src, dst))
     return pairs
 
 
@@ -73,7 +75,9 @@ def test_mention_links_match_brute_force(musique):
     pairs = list(zip(musique.links.column("src").to_pylist(), musique.links.column("dst").to_pylist()))
     assert pairs == sorted(set(pairs)) and len(pairs) > 100
     for src, dst in pairs:
-        assert src != dst and titles[dst] in texts[src]
+        assert src != dst and titles[dst].split(" (")[0] in texts[src]
+    qualified = [(src, dst) for src, dst in pairs if titles[dst].endswith(")") and titles[dst] not in texts[src]]
+    assert qualified  # some links come from a qualifier-less mention ("Mercury" for "Mercury (planet)")
     assert set(pairs) == brute_force_links(titles, texts)
 
 
@@ -118,6 +122,24 @@ def test_mention_rule_word_boundaries_case_and_short_titles(tmp_path):
     read = read_passages(path)
     assert read.links.to_pylist() == [{"src": 1, "dst": 0}, {"src": 2, "dst": 1}, {"src": 3, "dst": 1}]
     assert read.stats["unlinkable_titles"] == 2  # "Ann" is too short, "1984" is all digits
+
+
+def test_mention_rule_drops_a_trailing_qualifier(tmp_path):
+    records = [
+        {"title": "Mercury (planet)", "text": "The smallest planet."},
+        {"title": "Mercury (element)", "text": "A liquid metal."},
+        {"title": "Orbits", "text": "Mercury circles the Sun; Mercury (planet) is fast. Mercury (element) is not Mercury (band)."},
+        {"title": "Venus (mythology) (disambiguation)", "text": "Orbits of Venus (mythology)."},
+        {"title": "Two (2)", "text": "Nothing."},
+    ]
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    read = read_passages(path)
+    # "Mercury" names both pages; only the last qualifier goes, so "Venus (mythology)" is the bare
+    # surface of page 3; "Two" is too short to link.
+    assert read.links.to_pylist() == [{"src": 2, "dst": 0}, {"src": 2, "dst": 1}, {"src": 3, "dst": 2}]
+    assert set(zip(read.links.column("src").to_pylist(), read.links.column("dst").to_pylist())) == brute_force_links(
+        [r["title"] for r in records], [r["text"] for r in records])
 
 
 @pytest.mark.parametrize(("records", "record", "field"), [

@@ -15,9 +15,13 @@ paragraphs), and ``titles`` then names all of them.
 Links: these corpora have no hyperlinks, and PPR reranking needs a graph, so mentions stand in for
 them. Document A links to every other document B whose title occurs in A's text as a whole word,
 case-sensitively (the title as written, whitespace collapsed; "whole word" = the characters either
-side are not letters, digits or ``_``). All titles are matched in one pass with a pyahocorasick
-automaton. Titles shorter than :data:`MIN_LINK_TITLE_CHARS` characters or made only of digits
-(years, numbers) are not linked: they occur by chance far more often than they refer to the page.
+side are not letters, digits or ``_``). A title ending in a parenthesized qualifier, Wikipedia's
+way of telling pages apart ("Mercury (planet)", "Paris (band)"), is also matched without it, as
+prose names the thing ("Mercury") and the encyclopedia writes such links piped
+(``[[Mercury (planet)|Mercury]]``); a bare name then links to every page it may mean. All
+surfaces are matched in one pass with a pyahocorasick automaton. Surfaces shorter than
+:data:`MIN_LINK_TITLE_CHARS` characters or made only of digits (years, numbers) are not linked:
+they occur by chance far more often than they refer to the page.
 """
 
 from __future__ import annotations
@@ -37,6 +41,14 @@ from generators.errors import InputError
 SUFFIXES = (".json", ".jsonl", ".parquet")
 MIN_LINK_TITLE_CHARS = 4
 _WHITESPACE = re.compile(r"\s+")
+_QUALIFIER = re.compile(r"\s*\([^()]*\)$")
+
+
+def mention_surfaces(title: str) -> set[str]:
+    """The strings whose mention links to a page titled ``title``: the title with whitespace
+    collapsed and, when it ends in a parenthesized qualifier, the title without it."""
+    surface = _WHITESPACE.sub(" ", title).strip()
+    return {surface, _QUALIFIER.sub("", surface)} - {""}
 
 
 def read_passages(path: Path, *, source: str | None = None, lang: str = "en") -> CorpusRead:
@@ -51,7 +63,7 @@ def read_passages(path: Path, *, source: str | None = None, lang: str = "en") ->
         The passages in file order, their mention links, ``titles`` (normalized title -> every
         passage with it), label = ``source``, and ``stats``: ``records``, ``kept``, ``titles``
         (distinct), ``shared_titles`` (titles naming several passages), ``unlinkable_titles``
-        (too short or all digits), ``links``.
+        (mention surfaces too short or all digits), ``links``.
 
     Raises:
         InputError: The file is missing or unreadable, or a record lacks a non-empty string
@@ -87,13 +99,14 @@ def mention_links(titles: Sequence[str], texts: Sequence[str]) -> tuple[set[tupl
         texts: Document texts, by doc id.
 
     Returns:
-        The (src, dst) pairs (no self-links) and the number of distinct titles left unlinked
+        The (src, dst) pairs (no self-links) and the number of distinct surfaces left unlinked
         because they are too short or all digits.
     """
     automaton = ahocorasick.Automaton()
     by_surface: dict[str, list[int]] = {}
     for doc_id, title in enumerate(titles):
-        by_surface.setdefault(_WHITESPACE.sub(" ", title).strip(), []).append(doc_id)
+        for surface in mention_surfaces(title):
+            by_surface.setdefault(surface, []).append(doc_id)
     unlinkable = 0
     for surface, ids in by_surface.items():
         if len(surface) < MIN_LINK_TITLE_CHARS or surface.isdigit():
