@@ -26,7 +26,7 @@ SCHEMA_VERSION = 1
 MEASURES = frozenset({"n_tokens"})
 """Metadata columns that are measurements, not categories: no ``by`` breakdown per value (a prompt's
 token count takes a new value on almost every sample); summaries average them instead."""
-IDENTIFIERS = frozenset({"qid"})
+IDENTIFIERS = frozenset({"qid", "original_id"})
 """Metadata columns that name one question: kept in the samples, never broken down by (one group per question)."""
 ENL_TAU = 0.5
 """The accuracy threshold of ENL-50 (paper §3.2: tau = 50%)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Mapping
 
-from eval.tasks import haystackcraft, needlebench, rulerv2
+from eval.tasks import haystackcraft, needlebench, rulerv2, sequential_niah
 from eval.tasks.base import Task, TaskOptions
 from generators.errors import SpecError
 
@@ -16,6 +16,7 @@ TASKS: dict[str, TaskFactory] = {
     **{f"{needlebench.BENCHMARK}/{task}": partial(needlebench.NeedleBenchTask, f"{needlebench.BENCHMARK}/{task}")
        for task in needlebench.RULES},
     **{name: partial(haystackcraft.HaystackCraftTask, name) for name in haystackcraft.TASK_NAMES},
+    **{name: partial(sequential_niah.SequentialNiahTask, name) for name in sequential_niah.TASK_NAMES},
 }
 """Task name -> factory: the 12 RULERv2 tasks ``rulerv2/{domain}_{level}``, the four NeedleBench
 tasks ``needlebench/{s-rt,m-rt,m-rs,atc}`` and HaystackCraft's ``haystackcraft/static``."""
@@ -31,6 +32,8 @@ def task_name_for_row(benchmark: str, row: Mapping[str, Any]) -> str:
     task = row.get("task")
     if not task and benchmark == haystackcraft.BENCHMARK:
         return haystackcraft.task_for_row(row)
+    if not task and benchmark == sequential_niah.BENCHMARK:
+        return sequential_niah.task_for_row(row)
     if not task:
         raise SpecError(f"{benchmark} row {row.get('id')!r}: no 'task' column to choose an eval task")
     level = row.get("level")

@@ -1,0 +1,504 @@
+r"""Sequential-NIAH: a deterministic order-aware scorer, and the paper's LLM judge as an option.
+
+A row's ``input`` is the Figure 1 prompt (the long text with the shuffled needles, then the
+question); its ``answers`` are the reference items in their true order. The task sends the
+prompt as one user turn and scores the response after :func:`strip_reasoning` with
+:func:`score_items`:
+
+1. **Items.** :func:`parse_items` reads the numbered or bulleted lines (``1.``, ``1)``, ``(1)``,
+   ``1、``, ``-``, ``*``, ``•``, ``Step 1:``, ``第1步：``, ``①``...). Lines indented under an item
+   (sub-bullets, a date header's event) and a line right after an item that ends in a colon or
+   holds only a date belong to that item; lead and closing sentences outside the list are not
+   items. A response without a list is split into sentences (and at semicolons).
+2. **Normalization** (:func:`normalize_item`): NFKC, markdown emphasis removed, dates in any
+   common format (``October 12, 2007``, ``12th Oct 2007``, ``2007/10/12``, ``February-15-2006``,
+   ``2006年2月1日``...) rewritten as ``YYYY-MM-DD`` (``YYYY-MM`` for a month), casefolded,
+   punctuation made spaces.
+3. **Matching** (:func:`match_items`): an item and a reference item can match when their
+   similarity (:func:`item_similarity`, rapidfuzz's ``WRatio`` without token sets; partial
+   alignment tolerates added commentary) is at least :data:`MATCH_THRESHOLD` and the item's
+   numbers (dates included) are a sub-multiset of the reference item's (a wrong date never
+   matches). The assignment is one-to-one and optimal (:func:`scipy.optimize.linear_sum_assignment`,
+   most matches first, then highest similarity).
+4. **Verdict.** Correct (score 1) when every reference item is matched, no item is left over
+   (in prose, a leftover sentence counts only when it holds a number or resembles a reference
+   item), and, when the question asks for order, the matched items appear in reference order.
+
+Rows are read by two registered tasks, ``sequential-niah/ordered`` and
+``sequential-niah/unordered`` (:func:`task_for_row`, from the row's ``ordered``), so re-scoring
+from the saved records alone knows whether order counts.
+
+The LLM judge (Figures 10 and 11, by the row's pipeline and language) needs a second model call
+per sample, which the one-pass harness does not make. It runs after a run, over the run's saved
+answers: :func:`judge_run` (any :class:`eval.backends.base.Backend`; verdicts appended to
+``judge.jsonl`` in the run directory with the raw output and the parsed ``eval_label``, resumable),
+or :class:`LlmJudge` around any callable that answers chat messages;
+:func:`eval.report_sequential_niah.scored_samples` with ``judge=True`` scores a run by the verdicts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+from rapidfuzz import fuzz, process
+from scipy.optimize import linear_sum_assignment
+
+from eval.backends.base import Backend, Message, Request
+from eval.tasks.base import TaskOptions, strip_reasoning
+from generators.errors import SpecError
+from generators.sequential_niah.prompts import judge_prompt, order_type_of, parse_eval_label
+from generators.sequential_niah.spec import BENCHMARK
+from generators.text import split_sentences
+
+ORDERED = f"{BENCHMARK}/ordered"
+UNORDERED = f"{BENCHMARK}/unordered"
+TASK_NAMES: tuple[str, ...] = (ORDERED, UNORDERED)
+MATCH_THRESHOLD = 80.0
+"""Least :func:`item_similarity` (0-100) of a normalized item and reference item that can match."""
+PROSE_EXTRA_SIMILARITY = 50.0
+"""In a response without a list, a leftover sentence with at least this similarity to some
+reference item (or with a number) counts as an extra item; other sentences are commentary."""
+SEQUENTIAL_METRIC = (
+    "Sequential-NIAH (paper §4-5), order-aware rule scorer: the response's list items matched one-to-one to the "
+    f"reference items (normalized text with dates canonicalized, WRatio-like similarity >= {MATCH_THRESHOLD:g}, numbers a "
+    "sub-multiset of the reference item's); 1 when every reference item is matched, no extra item remains and, "
+    "where the question asks for order, the matched items are in reference order; else 0"
+)
+JUDGE_FILE = "judge.jsonl"
+
+# Dates ------------------------------------------------------------------------------------------------
+
+_MONTHS = {name: index for index, names in enumerate(
+    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+     ("december", "dec")], start=1) for name in names}
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>\d{4})"
+_DATE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) for p in (
+    rf"\b{_MONTH}[\s\-]+{_DAY}(?:\s*,\s*|[\s\-]+){_YEAR}\b",          # October 12, 2007 / February-15-2006
+    rf"\b{_DAY}(?:\s+of)?[\s\-]+{_MONTH},?[\s\-]+{_YEAR}\b",           # 12 October 2007 / 12th of Oct, 2007
+    r"\b(?P<year>\d{4})\s*[-/.]\s*(?P<month>\d{1,2})\s*[-/.]\s*(?P<day>\d{1,2})\b",  # 2007-10-12, 2010/11/09
+    r"(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*[日号]",   # 2006年2月1日
+))
+_MONTH_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) for p in (
+    rf"\b{_MONTH},?\s+{_YEAR}\b",                                       # October 2007
+    r"(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月",                 # 2006年2月
+))
+
+
+def _month_number(text: str) -> int:
+    return int(text) if text.isdigit() else _MONTHS[text.casefold().rstrip(".")]
+
+
+def canonical_dates(text: str) -> str:
+    """Full dates rewritten as ``YYYY-MM-DD`` and month-year dates as ``YYYY-MM``; impossible dates kept."""
+    def full(match: re.Match[str]) -> str:
+        month, day = _month_number(match["month"]), int(match["day"])
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            return match.group(0)
+        return f" {int(match['year']):04d}-{month:02d}-{day:02d} "
+
+    def partial(match: re.Match[str]) -> str:
+        month = _month_number(match["month"])
+        return f" {int(match['year']):04d}-{month:02d} " if 1 <= month <= 12 else match.group(0)
+
+    for pattern in _DATE_PATTERNS:
+        text = pattern.sub(full, text)
+    for pattern in _MONTH_PATTERNS:
+        text = pattern.sub(partial, text)
+    return text
+
+
+# Items ------------------------------------------------------------------------------------------------
+
+_EMPHASIS = re.compile(r"\*\*|__|`")
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+_MARKER = re.compile(
+    r"""^(?P<indent>[ \t]*)(?:
+        [-*•·●○◦▪▫■□‣⁃+]\s+                             # bullets
+      | [(（]?\d{1,3}\s*(?:[.．:：](?!\d)|[)）、])\s*     # 1.  1)  (1)  1、  1:  (not 1.5, 12:30)
+      | (?:step|item)\s*\d{1,3}\s*[.:：)-]?\s+           # Step 1:
+      | 第\s*[\d一二三四五六七八九十百]+\s*(?:[步项点条][:：、.．,，]?|[:：、.．,，])\s*  # 第1步： 第一、 (not 第一次)
+      | 步骤\s*[\d一二三四五六七八九十]+\s*[:：、.．,，]?\s*  # 步骤1：
+      | [一二三四五六七八九十]+\s*[、.．]\s*               # 一、
+      | [\u2460-\u2473]\s*                               # ① .. ⑳
+    )""", re.IGNORECASE | re.VERBOSE)
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
+_PUNCTUATION = re.compile(r"[^\w]+|_")
+_NUMBER = re.compile(r"\d+")
+
+
+def normalize_item(text: str) -> str:
+    """An item as matching compares it: NFKC, no markdown emphasis, dates canonical
+    (:func:`canonical_dates`), ordinal suffixes dropped, casefolded, punctuation as single spaces."""
+    text = _EMPHASIS.sub("", unicodedata.normalize("NFKC", text))
+    text = _ORDINAL.sub(r"\1", canonical_dates(text)).casefold()
+    return " ".join(_PUNCTUATION.sub(" ", text).split())
+
+
+def _numbers(normalized: str) -> Counter[int]:
+    return Counter(int(n) for n in _NUMBER.findall(normalized))
+
+
+def _is_header(text: str) -> bool:
+    """An item so far is only a header: it ends in a colon, or holds no word besides a date."""
+    stripped = text.rstrip()
+    return stripped.endswith((":", "：")) or not re.sub(r"[\d\s]", "", normalize_item(stripped))
+
+
+def parse_items(response: str) -> tuple[list[str], bool]:
+    """The answer items of a response and whether they came from a list (see the module docstring).
+
+    Returns:
+        (items, listed): the items in the order written, markers removed; ``listed`` is False
+        when the response had no list and was split into sentences.
+    """
+    lines = [_HEADING.sub("", line.replace("**", "")).expandtabs(4) for line in response.replace("\r\n", "\n").split("\n")]
+    marked = [_MARKER.match(line) for line in lines]
+    indents = [len(m["indent"]) for m in marked if m]
+    if not indents:
+        return _prose_items(response), False
+    top = min(indents)
+    items: list[str] = []
+    open_item = False
+    for line, match in zip(lines, marked):
+        indent = len(line) - len(line.lstrip())
+        if match and indent <= top + 1:
+            items.append(line[match.end():].strip())
+            open_item = True
+        elif not line.strip():
+            open_item = open_item and _is_header(items[-1])
+        elif open_item and (indent > top or match or _is_header(items[-1])):
+            body = line[match.end():] if match else line
+            items[-1] = f"{items[-1]} {body.strip()}".strip()
+        else:
+            open_item = False
+    return [item for item in items if item], True
+
+
+def _prose_items(response: str) -> list[str]:
+    pieces = [piece for sentence in split_sentences(response) for piece in re.split(r"[;；]", sentence)]
+    return [piece.strip() for piece in pieces if piece.strip()]
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    """How a response's items met the reference items.
+
+    Attributes:
+        items: The response's items (:func:`parse_items`).
+        listed: Whether they came from a list (else sentences).
+        matched: ``(item index, reference index, similarity)`` per matched pair, in item order.
+        missing: Reference indices no item matched.
+        extra: Indices of items that count as extra (unmatched list items; unmatched sentences that
+            look like items).
+        order_ok: Whether the matched items appear in reference order.
+        ordered: Whether order was required.
+        correct: The verdict.
+    """
+
+    items: tuple[str, ...]
+    listed: bool
+    matched: tuple[tuple[int, int, float], ...]
+    missing: tuple[int, ...]
+    extra: tuple[int, ...]
+    order_ok: bool
+    ordered: bool
+    correct: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        """The details as plain JSON-ready values."""
+        return {**asdict(self), "matched": [list(m) for m in self.matched]}
+
+
+def item_similarity(items: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    """Similarity (0-100) of every (item, reference) pair of normalized texts: rapidfuzz's ``WRatio``
+    without its token-set parts (which score any two texts sharing one word as 85.5).
+
+        sim = max(ratio, 0.95 * token_sort_ratio, s * partial_ratio)
+
+    with ``s = 0`` when the longer text is less than 1.5 times the shorter, 0.9 up to 8 times
+    (an item with added commentary still aligns with its reference) and 0.6 beyond.
+    """
+    if not items or not references:
+        return np.zeros((len(items), len(references)))
+    ratio = process.cdist(items, references, scorer=fuzz.ratio, dtype=np.float64)
+    token_sort = process.cdist(items, references, scorer=fuzz.token_sort_ratio, dtype=np.float64)
+    partial = process.cdist(items, references, scorer=fuzz.partial_ratio, dtype=np.float64)
+    lengths_i = np.array([max(len(t), 1) for t in items], dtype=np.float64)[:, None]
+    lengths_j = np.array([max(len(t), 1) for t in references], dtype=np.float64)[None, :]
+    spread = np.maximum(lengths_i, lengths_j) / np.minimum(lengths_i, lengths_j)
+    scale = np.where(spread < 1.5, 0.0, np.where(spread < 8, 0.9, 0.6))
+    return np.maximum(np.maximum(ratio, 0.95 * token_sort), scale * partial)
+
+
+def similarity_matrix(items: Sequence[str], references: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(similarity, feasible): :func:`item_similarity` of every normalized (item, reference) pair, and
+    whether the pair may match (similarity >= :data:`MATCH_THRESHOLD` and the item's numbers a
+    sub-multiset of the reference's)."""
+    normalized_items = [normalize_item(item) for item in items]
+    normalized_refs = [normalize_item(reference) for reference in references]
+    similarity = item_similarity(normalized_items, normalized_refs)
+    ref_numbers = [_numbers(r) for r in normalized_refs]
+    feasible = similarity >= MATCH_THRESHOLD
+    for i, item in enumerate(normalized_items):
+        numbers = _numbers(item)
+        for j in np.flatnonzero(feasible[i]):
+            feasible[i, j] = not numbers - ref_numbers[j]
+    return similarity, feasible
+
+
+def match_items(items: Sequence[str], references: Sequence[str], *, ordered: bool, listed: bool = True) -> ItemScore:
+    """Match items to reference items one-to-one and give the verdict (module docstring, steps 3-4).
+
+    Args:
+        items: The response's items in the order written.
+        references: The reference items in their true order.
+        ordered: Whether the question asks for the items in order.
+        listed: Whether the items came from a list; from prose, unmatched sentences count as extra
+            only when they hold a number or reach :data:`PROSE_EXTRA_SIMILARITY` with a reference.
+
+    Raises:
+        ValueError: No reference item.
+    """
+    if not references:
+        raise ValueError("Sequential-NIAH scoring needs at least one reference item")
+    similarity, feasible = similarity_matrix(items, references)
+    pairs: list[tuple[int, int, float]] = []
+    if items:
+        gain = np.where(feasible, 1_000.0 + similarity, 0.0)
+        rows, cols = linear_sum_assignment(gain, maximize=True)
+        pairs = sorted((int(i), int(j), round(float(similarity[i, j]), 2)) for i, j in zip(rows, cols) if feasible[i, j])
+    matched_items = {i for i, _, _ in pairs}
+    matched_refs = {j for _, j, _ in pairs}
+    extra = tuple(i for i in range(len(items)) if i not in matched_items and (
+        listed or _NUMBER.search(normalize_item(items[i])) or similarity[i].max(initial=0.0) >= PROSE_EXTRA_SIMILARITY))
+    missing = tuple(j for j in range(len(references)) if j not in matched_refs)
+    order = [j for _, j, _ in pairs]
+    order_ok = all(a < b for a, b in zip(order, order[1:]))
+    correct = not missing and not extra and (order_ok or not ordered)
+    return ItemScore(tuple(items), listed, tuple(pairs), missing, extra, order_ok, ordered, correct)
+
+
+def score_items(response: str, references: Sequence[str], *, ordered: bool) -> ItemScore:
+    """:func:`parse_items` then :func:`match_items`: the order-aware verdict on a response (reasoning removed)."""
+    items, listed = parse_items(response)
+    return match_items(items, references, ordered=ordered, listed=listed)
+
+
+# The task ---------------------------------------------------------------------------------------------
+
+
+def task_for_row(row: Mapping[str, Any]) -> str:
+    """``sequential-niah/ordered`` when the row's question asks for order, else ``sequential-niah/unordered``.
+
+    Raises:
+        SpecError: The row lacks ``input``, ``answers`` or ``ordered`` (a ``texts`` or judge-data row).
+    """
+    missing = [column for column in ("input", "answers", "ordered") if column not in row]
+    if missing:
+        raise SpecError(f"sequential-niah row {row.get('id')!r} has no {', '.join(missing)} column; run a sample "
+                        "config (not texts or judge data)")
+    return ORDERED if row["ordered"] else UNORDERED
+
+
+@dataclass(frozen=True)
+class SequentialNiahTask:
+    """A Sequential-NIAH sample: the prompt as one user turn, scored by :func:`score_items`.
+
+    Attributes:
+        name: :data:`ORDERED` or :data:`UNORDERED`.
+        options: Reasoning marker (rows have no answer prefix).
+    """
+
+    name: str
+    options: TaskOptions
+    metric: str = SEQUENTIAL_METRIC
+    metadata_columns: tuple[str, ...] = ("length_bucket", "needle_count", "pipeline", "lang", "ordered", "variant",
+                                         "original_id", "qid", "n_tokens")
+    ordered: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.name not in TASK_NAMES:
+            raise SpecError(f"no Sequential-NIAH task {self.name!r}; tasks: {', '.join(TASK_NAMES)}")
+        object.__setattr__(self, "ordered", self.name == ORDERED)
+
+    def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
+        """The row's ``input`` (Figure 1 prompt) as one user turn."""
+        return ({"role": "user", "content": row["input"]},)
+
+    def references(self, row: Mapping[str, Any]) -> list[str]:
+        """The reference items in true order (the row's ``answers``)."""
+        return list(row["answers"])
+
+    def metadata(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """Length bucket, needle count, pipeline, language, whether order is asked, the noise variant
+        (``original`` or e.g. ``tiny-movement/1``) and its original row id, the QA id, and ``n_tokens``."""
+        return {
+            "length_bucket": str(row["length_bucket"]),
+            "needle_count": len(row["answers"]),
+            "pipeline": str(row["pipeline"]),
+            "lang": str(row["lang"]),
+            "ordered": bool(row["ordered"]),
+            "variant": str(row.get("variant") or "original"),
+            "original_id": str(row.get("original_id") or row["id"]),
+            "qid": str(row["qid"]),
+            "n_tokens": int(row["n_tokens"]),
+        }
+
+    def extract(self, response: str) -> str:
+        """The response after any reasoning (items are read by :meth:`score`)."""
+        return strip_reasoning(response, self.options.thinking_end)
+
+    def details(self, prediction: str, references: Sequence[str]) -> ItemScore:
+        """The per-item details of :meth:`score` (matched, missing, extra, order_ok)."""
+        return score_items(prediction, references, ordered=self.ordered)
+
+    def score(self, prediction: str, references: Sequence[str]) -> float:
+        """1.0 when :func:`score_items` finds the answer correct, else 0.0."""
+        return 1.0 if self.details(prediction, references).correct else 0.0
+
+    def secondary_scores(self, prediction: str, references: Sequence[str]) -> dict[str, float]:
+        """Item recall and precision and whether the matched items are in order, beside the verdict."""
+        found = self.details(prediction, references)
+        counted = len(found.matched) + len(found.extra)
+        return {"item_recall": len(found.matched) / len(references),
+                "item_precision": len(found.matched) / counted if counted else 0.0,
+                "order_ok": float(found.order_ok)}
+
+
+# LLM judge --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JudgeCase:
+    """One answer for the judge: the question, the answer, the reference, and which prompt applies."""
+
+    key: str
+    question: str
+    answer: str
+    reference: str
+    order_type: str
+    lang: str
+
+    def messages(self) -> tuple[Message, ...]:
+        """The Figure 10 (temporal) or Figure 11 (logical) prompt in the case's language, as one user turn."""
+        prompt = judge_prompt(self.order_type, self.lang, query=self.question, answer=self.answer,
+                              ref_answer=self.reference)
+        return ({"role": "user", "content": prompt},)
+
+
+def judge_case(key: str, row: Mapping[str, Any], answer: str) -> JudgeCase:
+    """The :class:`JudgeCase` of a Sequential-NIAH row (its question, ``reference``, pipeline, language)."""
+    return JudgeCase(key, str(row["question"]), answer, str(row["reference"]), order_type_of(str(row["pipeline"])),
+                     str(row["lang"]))
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    """The judge's raw output and its parsed ``eval_label`` (None when unreadable or on error)."""
+
+    key: str
+    raw: str | None
+    label: str | None
+    error: str | None = None
+
+    @property
+    def correct(self) -> bool | None:
+        """True/False for a readable verdict, None otherwise."""
+        return None if self.label is None else self.label == "correct"
+
+
+class LlmJudge:
+    """The paper's LLM judge around any callable that answers chat messages with text."""
+
+    def __init__(self, complete: Callable[[tuple[Message, ...]], str]) -> None:
+        self.complete = complete
+
+    def judge(self, case: JudgeCase) -> JudgeVerdict:
+        """Ask the judge once; the verdict keeps its raw output."""
+        raw = self.complete(case.messages())
+        return JudgeVerdict(case.key, raw, parse_eval_label(raw))
+
+    def score(self, case: JudgeCase) -> float:
+        """1.0 when the judge says correct, else 0.0 (an unreadable verdict counts as incorrect)."""
+        return 1.0 if self.judge(case).correct else 0.0
+
+
+def read_verdicts(run_dir: Path) -> dict[str, JudgeVerdict]:
+    """The judge verdicts saved in a run directory's ``judge.jsonl``, by sample key."""
+    from eval.store import latest_records
+
+    return {key: JudgeVerdict(key, r.get("raw"), r.get("eval_label"), (r.get("error") or {}).get("message"))
+            for key, r in latest_records(Path(run_dir) / JUDGE_FILE).items()}
+
+
+def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] | None = None,
+              release: Any = None) -> dict[str, JudgeVerdict]:
+    """Judge every answered Sequential-NIAH sample of a finished run with the paper's prompts.
+
+    Reads ``run.json`` and ``samples.jsonl``, takes each answered sample's extracted answer, the
+    question and reference from the release row, renders Figure 10 or 11 (by pipeline and
+    language), sends them through ``backend`` and appends ``{key, config, row_id, raw, eval_label,
+    error}`` to ``judge.jsonl``. Samples already judged (a label, or a final error) are skipped.
+
+    Args:
+        run_dir: A run directory of ``python -m eval run``.
+        backend: Any eval backend serving the judge model.
+        generation: Generation settings for the judge (default ``temperature=0``).
+        release: The opened release (default: the run's dataset at its recorded revision).
+
+    Returns:
+        Every verdict of the run, by sample key.
+    """
+    from eval.release import open_release
+    from eval.store import SAMPLES, SampleWriter, is_done, latest_records
+
+    run_dir = Path(run_dir)
+    saved = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    info = saved["run"]
+    if release is None:
+        local = str(info["revision"]).startswith("sha256:")
+        release = open_release(info["dataset"], None if local else info["revision"])
+    if release.revision != info["revision"]:
+        raise SpecError(f"{run_dir}: the release is at {release.revision}, the run used {info['revision']}")
+    options = TaskOptions(**info["task_options"])
+    records = latest_records(run_dir / SAMPLES)
+    done = {key for key, record in latest_records(run_dir / JUDGE_FILE).items() if is_done(record)}
+    answered = {key for key, record in records.items() if record.get("error") is None}
+    wanted = {(e["config"], e["row_id"]): e for e in saved["expected"]
+              if e["task"] in TASK_NAMES and e["key"] in answered and e["key"] not in done}
+    cases: dict[str, tuple[JudgeCase, dict[str, Any]]] = {}
+    for config in info["configs"]:
+        for row in release.iter_rows(config, info["split"], info.get("limit")):
+            entry = wanted.get((config, row["id"]))
+            if entry is not None:
+                task = SequentialNiahTask(entry["task"], options)
+                answer = task.extract(records[entry["key"]]["text"] or "")
+                cases[entry["key"]] = (judge_case(entry["key"], row, answer), {"config": config, "row_id": row["id"]})
+    settings = dict(generation or {"temperature": 0.0})
+    requests = [Request(key, case.messages(), settings) for key, (case, _) in cases.items()]
+
+    async def drive() -> None:
+        with SampleWriter(run_dir / JUDGE_FILE) as writer:
+            try:
+                async for outcome in backend.stream(iter(requests)):
+                    error = None if outcome.error is None else {**asdict(outcome.error), "final": outcome.error.final}
+                    writer.append({"key": outcome.key, **cases[outcome.key][1], "raw": outcome.text,
+                                   "eval_label": None if outcome.text is None else parse_eval_label(outcome.text),
+                                   "error": error})
+            finally:
+                await backend.aclose()
+
+    if requests:
+        asyncio.run(drive())
+    return read_verdicts(run_dir)

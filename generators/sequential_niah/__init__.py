@@ -1,0 +1,1 @@
+"""Sequential-NIAH (papers/sequential-niah.md): ordered needles shuffled into long texts."""

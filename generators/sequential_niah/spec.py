@@ -1,0 +1,69 @@
+"""Sequential-NIAH constants from the paper: pipelines, length buckets, prompt frames, split sizes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+BENCHMARK = "sequential-niah"
+
+Pipeline = Literal["synthetic-temporal", "real-temporal", "real-logical"]
+PIPELINES: tuple[str, ...] = get_args(Pipeline)
+"""The three needle pipelines of §3.1: fake subjects with dated events, temporal-KG relations
+between two entities over time, and questions whose answers are ordered steps."""
+
+Lang = Literal["en", "zh"]
+LANGS: tuple[str, ...] = get_args(Lang)
+
+
+@dataclass(frozen=True)
+class LengthBucket:
+    """A range of prompt lengths in tokens, ``low <= n_tokens < high`` (Table 1, right)."""
+
+    name: str
+    low: int
+    high: int
+
+
+LENGTH_BUCKETS: tuple[LengthBucket, ...] = (
+    LengthBucket("8k-16k", 8_192, 16_384),
+    LengthBucket("16k-32k", 16_384, 32_768),
+    LengthBucket("32k-64k", 32_768, 65_536),
+    LengthBucket("64k-128k", 65_536, 131_072),
+)
+"""The paper's four long-text buckets. The paper buckets LongData-Corpus texts by length; here a
+bucket bounds the whole prompt as counted by the build's tokenizer."""
+
+NEEDLE_COUNT_RANGE: dict[str, tuple[int, int]] = {
+    "synthetic-temporal": (3, 15),
+    "real-temporal": (3, 10),
+    "real-logical": (3, 15),
+}
+"""Needles per question, inclusive (§3.1.1: 3 to 15; §3.1.2: 3 to 10; real-logical follows the
+number of ordered items of its source question, kept within 3 to 15)."""
+
+PROMPT_FRAMES: dict[str, tuple[str, str]] = {
+    "en": ("Document: ", "\n\nQuestion: \n"),
+    "zh": ("文档:\n", "\n\n回答以下问题：\n"),
+}
+"""``(before the text, between the text and the question)``: the prompt is
+``before + text_with_needles + between + question`` (Figure 1 / Figure 8, as in the authors'
+released examples ``NIAH_en.jsonl`` and ``NIAH_zh.jsonl``)."""
+
+FULL_SPLIT_SIZES: dict[str, int] = {"train": 10_000, "dev": 2_000, "test": 2_000}
+"""Table 2: 14,000 samples split 10,000 / 2,000 / 2,000."""
+
+QA_SHARES: dict[tuple[str, str], int] = {
+    ("synthetic-temporal", "en"): 3_000, ("synthetic-temporal", "zh"): 3_000,
+    ("real-temporal", "en"): 3_003, ("real-temporal", "zh"): 2_011,
+    ("real-logical", "en"): 1_497, ("real-logical", "zh"): 1_489,
+}
+"""Table 1 (left): QA pairs per pipeline and language at full size."""
+
+TEXT_SHARES: dict[tuple[str, str], int] = {
+    ("8k-16k", "en"): 1_000, ("8k-16k", "zh"): 750,
+    ("16k-32k", "en"): 2_000, ("16k-32k", "zh"): 1_750,
+    ("32k-64k", "en"): 2_000, ("32k-64k", "zh"): 1_750,
+    ("64k-128k", "en"): 2_500, ("64k-128k", "zh"): 2_250,
+}
+"""Table 1 (right): long texts per length bucket and language at full size."""
