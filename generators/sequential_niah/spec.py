@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from generators.errors import SpecError
+
 BENCHMARK = "sequential-niah"
 
 Pipeline = Literal["synthetic-temporal", "real-temporal", "real-logical"]
@@ -67,3 +69,18 @@ TEXT_SHARES: dict[tuple[str, str], int] = {
     ("64k-128k", "en"): 2_500, ("64k-128k", "zh"): 2_250,
 }
 """Table 1 (right): long texts per length bucket and language at full size."""
+
+
+def check_question_counts(lang: str, count: object, min_needles: int, max_needles: int) -> None:
+    """Validate what every pipeline spec shares: a known language, a non-negative question count
+    and ``2 <= min_needles <= max_needles``.
+
+    Raises:
+        SpecError: Naming the first value out of range.
+    """
+    if lang not in LANGS:
+        raise SpecError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise SpecError(f"count must be a non-negative integer, got {count!r}")
+    if not 2 <= min_needles <= max_needles:
+        raise SpecError(f"need 2 <= min_needles <= max_needles, got {min_needles} and {max_needles}")

@@ -29,7 +29,7 @@ from generators.sequential_niah.dates import (
     add_days, canonical_date, describe_period, expand_period, month_end, needle_date,
 )
 from generators.sequential_niah.qa import SequentialQA
-from generators.sequential_niah.spec import BENCHMARK, LANGS, NEEDLE_COUNT_RANGE
+from generators.sequential_niah.spec import BENCHMARK, LANGS, NEEDLE_COUNT_RANGE, check_question_counts
 from generators.sequential_niah.synthetic_vocab import (
     ANSWER_FORMAT, EVENTS, FRAMES, LABELS, QUESTIONS, REFERENCES, SLOTS,
 )
@@ -69,12 +69,7 @@ class SyntheticSpec:
     last_year: int = 2023
 
     def __post_init__(self) -> None:
-        if self.lang not in LANGS:
-            raise SpecError(f"lang must be one of {', '.join(LANGS)}, got {self.lang!r}")
-        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 0:
-            raise SpecError(f"count must be a non-negative integer, got {self.count!r}")
-        if not 2 <= self.min_needles <= self.max_needles:
-            raise SpecError(f"need 2 <= min_needles <= max_needles, got {self.min_needles} and {self.max_needles}")
+        check_question_counts(self.lang, self.count, self.min_needles, self.max_needles)
         if self.distractors < 0 or self.max_needles + self.distractors > len(EVENTS[self.lang]):
             raise SpecError(f"max_needles + distractors must be at most {len(EVENTS[self.lang])} (event templates "
                             f"in {self.lang}) with distractors >= 0, got {self.max_needles} + {self.distractors}")

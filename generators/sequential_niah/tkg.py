@@ -34,7 +34,7 @@ from generators.sequential_niah.dates import (
     MONTHS, canonical_date, clean_granularities, describe_period, expand_period, format_date, ordinal, parse_iso,
 )
 from generators.sequential_niah.qa import SequentialQA
-from generators.sequential_niah.spec import BENCHMARK, LANGS, NEEDLE_COUNT_RANGE
+from generators.sequential_niah.spec import BENCHMARK, NEEDLE_COUNT_RANGE, check_question_counts
 
 PIPELINE = "real-temporal"
 
@@ -142,12 +142,7 @@ class TkgSpec:
     source: str = "icews14"
 
     def __post_init__(self) -> None:
-        if self.lang not in LANGS:
-            raise SpecError(f"lang must be one of {', '.join(LANGS)}, got {self.lang!r}")
-        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 0:
-            raise SpecError(f"count must be a non-negative integer, got {self.count!r}")
-        if not 2 <= self.min_needles <= self.max_needles:
-            raise SpecError(f"need 2 <= min_needles <= max_needles, got {self.min_needles} and {self.max_needles}")
+        check_question_counts(self.lang, self.count, self.min_needles, self.max_needles)
         if self.distractors < 0:
             raise SpecError(f"distractors must be >= 0, got {self.distractors}")
         if not 0.0 <= self.unordered_share <= 1.0:

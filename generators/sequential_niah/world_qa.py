@@ -30,7 +30,7 @@ from generators.sequential_niah.cameo import predicates
 from generators.sequential_niah.dates import describe_period, parse_iso
 from generators.sequential_niah.logical import LogicalSpec, OrderedQuestion, logical_qa
 from generators.sequential_niah.qa import SequentialQA
-from generators.sequential_niah.spec import BENCHMARK, LANGS, NEEDLE_COUNT_RANGE
+from generators.sequential_niah.spec import BENCHMARK, LANGS, NEEDLE_COUNT_RANGE, check_question_counts
 from generators.sequential_niah.synthetic import SyntheticSpec, synthetic_qas
 from generators.sequential_niah.tkg import canonical_event, pick_period, pick_window, render_sentence
 from generators.world.model import World
@@ -118,12 +118,7 @@ class WorldTemporalSpec:
     unordered_share: float = 0.4
 
     def __post_init__(self) -> None:
-        if self.lang not in LANGS:
-            raise SpecError(f"lang must be one of {', '.join(LANGS)}, got {self.lang!r}")
-        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 0:
-            raise SpecError(f"count must be a non-negative integer, got {self.count!r}")
-        if not 2 <= self.min_needles <= self.max_needles:
-            raise SpecError(f"need 2 <= min_needles <= max_needles, got {self.min_needles} and {self.max_needles}")
+        check_question_counts(self.lang, self.count, self.min_needles, self.max_needles)
         if self.distractors < 0 or not 0.0 <= self.unordered_share <= 1.0:
             raise SpecError(f"need distractors >= 0 and unordered_share in [0, 1], got {self.distractors} and {self.unordered_share}")
 
