@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from aiohttp import web
 
@@ -212,3 +214,17 @@ __all__ = [
     "final_action", "make_script", "make_spec", "read_json", "release_rows", "row_id", "samples_lines",
     "serve_app", "sha256_file", "stub_answer", "stub_server", "with_faults",
 ]
+
+
+def write_test_release(folder: Path, manifest: dict[str, Any], schema: pa.Schema,
+                       configs: Mapping[str, Sequence[Mapping[str, Any]]]) -> Path:
+    """A release folder as eval reads it: ``manifest`` (benchmark, tokenizer, ...) with a
+    ``configs`` entry added, and one Parquet shard of ``schema`` per config of the ``test`` split."""
+    manifest = {**manifest, "configs": {}}
+    for config, rows in configs.items():
+        name = f"{config}/test-00000-of-00001.parquet"
+        (folder / config).mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.Table.from_pylist(list(rows), schema=schema), folder / name)
+        manifest["configs"][config] = {"splits": {"test": {"rows": len(rows), "files": [name]}}}
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True), encoding="utf-8")
+    return folder

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -22,7 +21,7 @@ from eval.results import ScoredSample, aggregate_scores, haystackcraft_summary, 
 from eval.scoring import exact_match, max_f1, normalize_answer, token_f1
 from eval.tasks import TASKS, TaskOptions, get_task, task_name_for_row
 from eval.tasks.haystackcraft import HAYSTACKCRAFT_METRIC, extract_answer
-from eval_fixtures import stub_server
+from eval_fixtures import stub_server, write_test_release
 from generators.errors import SpecError
 from openai_stub import Script, prompt_digest
 
@@ -218,16 +217,8 @@ def static_rows() -> dict[str, list[dict[str, Any]]]:
 
 
 def write_release(folder: Path, configs: dict[str, list[dict[str, Any]]]) -> Path:
-    """A haystackcraft release folder as eval reads it: ``manifest.json`` (benchmark ``haystackcraft``)
-    and one Parquet shard per config of the ``test`` split."""
-    manifest: dict[str, Any] = {"benchmark": "haystackcraft", "tokenizer": {"name": "qwen2.5"}, "configs": {}}
-    for config, rows in configs.items():
-        name = f"{config}/test-00000-of-00001.parquet"
-        (folder / config).mkdir(parents=True, exist_ok=True)
-        pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), folder / name)
-        manifest["configs"][config] = {"splits": {"test": {"rows": len(rows), "files": [name]}}}
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True), encoding="utf-8")
-    return folder
+    """A haystackcraft release folder as eval reads it (benchmark ``haystackcraft``, ``test`` split)."""
+    return write_test_release(folder, {"benchmark": "haystackcraft", "tokenizer": {"name": "qwen2.5"}}, SCHEMA, configs)
 
 
 def test_static_rows_map_to_the_registered_task():

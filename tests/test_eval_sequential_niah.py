@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from eval.backends.base import Outcome, Request
@@ -39,6 +38,7 @@ from eval.tasks.sequential_niah import (
     parse_items,
     score_items,
 )
+from eval_fixtures import write_test_release
 from generators.errors import SpecError
 from generators.sequential_niah.judge import GROUPS, JudgeSpec, build_judge_sets
 from generators.sequential_niah.prompts import parse_eval_label, parse_judge_json
@@ -330,14 +330,7 @@ SCHEMA = pa.schema([("id", pa.string()), ("input", pa.string()), ("question", pa
 
 
 def write_release(folder: Path, configs: dict[str, list[dict[str, Any]]]) -> Path:
-    manifest: dict[str, Any] = {"benchmark": "sequential-niah", "configs": {}}
-    for config, rows in configs.items():
-        name = f"{config}/test-00000-of-00001.parquet"
-        (folder / config).mkdir(parents=True, exist_ok=True)
-        pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), folder / name)
-        manifest["configs"][config] = {"splits": {"test": {"rows": len(rows), "files": [name]}}}
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True), encoding="utf-8")
-    return folder
+    return write_test_release(folder, {"benchmark": "sequential-niah"}, SCHEMA, configs)
 
 
 class ScriptedBackend:
