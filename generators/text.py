@@ -7,12 +7,15 @@ import re
 _LATIN_END = r"""(?:[.!?]+["'”’)\]]*\s+(?![a-z]))"""  # terminator, closers, whitespace, no lower-case word next
 _CJK_END = r"""(?:[。．！？；…]+(?:\s*[”’」』）)"'])*\s*)"""  # full-width terminator, closers (spaced too), space
 
-_SENTENCE_END = re.compile(rf"{_LATIN_END} | {_CJK_END} | (?:\n\s*)", re.VERBOSE)
+_FIRST = r"(?=[.!?。．！？；…\n])"
+"""Every sentence end starts at one of these: a cheap test that spares the alternatives at other characters."""
+_SENTENCE_END = re.compile(rf"{_FIRST} (?: {_LATIN_END} | {_CJK_END} | (?:\n\s*) )", re.VERBOSE)
 _WRAPPED_SENTENCE_END = re.compile(
     rf"""
-    {_LATIN_END} | {_CJK_END}
-    | (?<=[a-z][a-z][.!?])(?=[A-Z][a-z])   # run-together sentences: "a pen.There are"
-    | (?:\n[^\S\n]*\n\s*)                   # a blank line (paragraph break)
+    {_FIRST} (?: {_LATIN_END} | {_CJK_END}
+    | (?P<run>(?<=[a-z][a-z])[.!?])(?=[A-Z][a-z])   # run-together sentences: "a pen.There are"
+    | (?:\n[^\S\n]*\n\s*)                            # a blank line (paragraph break)
+    )
     """,
     re.VERBOSE,
 )
@@ -40,7 +43,8 @@ def sentence_ends(text: str, *, line_breaks: bool = True) -> list[int]:
     a lower-case word ("a pen.There are"), as texts that lost their paragraph breaks have.
     """
     pattern = _SENTENCE_END if line_breaks else _WRAPPED_SENTENCE_END
-    return sorted({m.end() for m in pattern.finditer(text) if 0 < m.end() < len(text) and not _ABBREVIATION.search(text, max(0, m.start() - ABBREVIATION_CHARS), m.start() + 1)})
+    return sorted({m.end() for m in pattern.finditer(text) if 0 < m.end() < len(text)
+                   and (m.lastgroup == "run" or not _ABBREVIATION.search(text, max(0, m.start() - ABBREVIATION_CHARS), m.start() + 1))})
 
 
 def split_sentences(text: str, *, line_breaks: bool = True) -> list[str]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators.text import sentence_ends, split_sentences
+from generators.text import ABBREVIATION_CHARS, _ABBREVIATION, sentence_ends, split_sentences
 
 # Characters that exercise every branch of the boundary rule, mixed with ordinary letters.
 _TRICKY = list("ab Z1.!?\"'”’)]。！？；…」』）\n\r\t\u3000天地")
@@ -133,3 +135,35 @@ def test_offsets_strictly_inside_and_increasing(text):
 def test_each_sentence_is_one_sentence(text):
     for part in split_sentences(text):
         assert split_sentences(part) == [part]
+
+
+# The plain form of the rules, without the first-character guard the module uses for speed: every
+# alternative tried at every position, the run-together rule as a zero-width match after its
+# terminator (where the abbreviation test can never fire, since the window ends on a capital).
+_REFERENCE_LATIN = r"""(?:[.!?]+["'”’)\]]*\s+(?![a-z]))"""
+_REFERENCE_CJK = r"""(?:[。．！？；…]+(?:\s*[”’」』）)"'])*\s*)"""
+_REFERENCE = {
+    True: re.compile(rf"{_REFERENCE_LATIN} | {_REFERENCE_CJK} | (?:\n\s*)", re.VERBOSE),
+    False: re.compile(rf"{_REFERENCE_LATIN} | {_REFERENCE_CJK} | (?<=[a-z][a-z][.!?])(?=[A-Z][a-z])"
+                      r" | (?:\n[^\S\n]*\n\s*)", re.VERBOSE),
+}
+
+
+def reference_sentence_ends(text: str, line_breaks: bool) -> list[int]:
+    return sorted({m.end() for m in _REFERENCE[line_breaks].finditer(text) if 0 < m.end() < len(text)
+                   and not _ABBREVIATION.search(text, max(0, m.start() - ABBREVIATION_CHARS), m.start() + 1)})
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aB. !?\n。．！？；…”’)]\"'egMrJvsT", max_size=80), st.booleans())
+def test_sentence_ends_agree_with_the_plain_rules(text, line_breaks):
+    assert sentence_ends(text, line_breaks=line_breaks) == reference_sentence_ends(text, line_breaks)
+
+
+@pytest.mark.parametrize("line_breaks", [True, False])
+def test_sentence_ends_agree_with_the_plain_rules_on_real_prose(shared_data, line_breaks):
+    files = sorted((shared_data / "paul_graham_essays").glob("*.txt"))[:6] + sorted((shared_data / "zh_prose").glob("*.txt"))[:2]
+    assert files
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert sentence_ends(text, line_breaks=line_breaks) == reference_sentence_ends(text, line_breaks), path.name
