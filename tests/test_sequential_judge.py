@@ -323,3 +323,26 @@ def test_dates_are_rewritten_to_the_same_day():
     assert format_date(2001, 3, 4, "mdy") == "March 4, 2001"
     with pytest.raises(SpecError):
         format_date(2001, 3, 4, "roman")
+
+
+def test_extra_items_widen_to_the_language_and_then_the_whole_question_set():
+    def career(key: str, answers: tuple[str, ...], lang: str = "en") -> SequentialQA:
+        return SequentialQA(f"real-logical/{lang}/w/{key}", lang, "real-logical", "steps?", answers,
+                            tuple(f"step: {a}" for a in answers), True, "ref", (), "w")
+
+    # in a small world two careers share every item: the pipeline's peers have nothing new to add
+    subset = career("a", ("Joined X", "Joined Y"))
+    superset = career("b", ("Joined X", "Joined Y", "Retired from Y"))
+    other_pipeline = SequentialQA("synthetic-temporal/en/1", "en", "synthetic-temporal", "events?",
+                                  ("Went to Z on May 1, 2001", "Left Z on May 2, 2001"), ("n1", "n2"), True, "ref", (), "syn")
+    records = judge_records([subset, superset, other_pipeline], "test", 24, seed=0)
+    def extras_of(qa: SequentialQA, judged) -> set[str]:
+        return {item for r in judged if r.qid == qa.qid for item, index in zip(r.candidate_items, r.item_answer_index)
+                if index < 0}
+
+    assert extras_of(subset, records) == {"Retired from Y"}  # its pipeline peer has an item it lacks
+    assert extras_of(superset, records) == set(other_pipeline.answers)  # its peer has none: the language's other pipeline
+    # alone in its set (and its language), a question draws extras from the build's other questions of its language
+    chinese = career("c", ("加入了甲", "加入了乙"), lang="zh")
+    alone = judge_records([subset], "test", 8, seed=0, fallback=[subset, superset, chinese])
+    assert extras_of(subset, alone) == {"Retired from Y"}

@@ -358,14 +358,17 @@ def split_judge_qas(qas: Sequence[SequentialQA], spec: JudgeSpec, *, seed: int
     return {split: pools[split] for split in SPLITS}
 
 
-def judge_records(pool: Sequence[SequentialQA], split: str, size: int, *, seed: int) -> list[JudgeRecord]:
+def judge_records(pool: Sequence[SequentialQA], split: str, size: int, *, seed: int,
+                  fallback: Sequence[SequentialQA] = ()) -> list[JudgeRecord]:
     """``size`` judge records over the questions of ``pool`` (one set's pool from :func:`split_judge_qas`).
 
     Record ``i`` judges question ``j = i mod len(pool)`` with its ``k = i div len(pool)``-th
     candidate, in cell ``CELLS[(j + k + r) mod 8]`` (``r`` a seeded rotation per set), so cells are
     balanced along the pool and a question's candidates fall in distinct cells. Extra items come
     from the question's distractors and the answers of the pool's other questions of its language
-    and pipeline (of its language when it is the only one of its pipeline).
+    and pipeline (of its language when it is the only one of its pipeline; of the ``fallback``
+    questions of its language when it is the pool's only question of its language, as in small
+    builds).
     Each record's random choices come from ``rng_for(seed, "sequential-niah", "judge-{split}", "{qid}/{k}")``.
 
     Raises:
@@ -384,6 +387,9 @@ def judge_records(pool: Sequence[SequentialQA], split: str, size: int, *, seed: 
         for key in ((qa.lang, qa.pipeline), qa.lang):
             entries[key] += [(qa.qid, answer) for answer in qa.answers]
             questions[key] += 1
+    for qa in fallback:
+        entries[("fallback", qa.lang)] += [(qa.qid, answer) for answer in qa.answers]
+        questions[("fallback", qa.lang)] += 1
     records = []
     for i in range(size):
         j, k = i % len(pool), i // len(pool)
@@ -392,8 +398,8 @@ def judge_records(pool: Sequence[SequentialQA], split: str, size: int, *, seed: 
         rng = rng_for(seed, BENCHMARK, task, f"{qa.qid}/{k}")
         extras: list[str] = []
         if group in ("redundant", "incorrect"):
-            peers = next((k for k in ((qa.lang, qa.pipeline), qa.lang) if questions[k] > 1), None)
-            extras = sample_extras(qa, entries[peers] if peers is not None else [], rng)
+            extras = _extras_from_widest(qa, [entries[k] for k in ((qa.lang, qa.pipeline), qa.lang, ("fallback", qa.lang))
+                                              if questions[k] > 1], rng)
         items, sources, shuffled = candidate_items(qa, group, shuffled, extras, rng)
         order_type = order_type_of(qa.pipeline)
         text, written = render_candidate(items, qa.lang, order_type, rng)
@@ -410,6 +416,18 @@ def judge_records(pool: Sequence[SequentialQA], split: str, size: int, *, seed: 
     return records
 
 
+def _extras_from_widest(qa: SequentialQA, peer_pools: Sequence[Sequence[tuple[str, str]]],
+                        rng: np.random.Generator) -> list[str]:
+    """:func:`sample_extras` from the first of ``peer_pools`` (narrowest first) that yields an item:
+    in small worlds, peers of one pipeline can share every item with the question."""
+    for pool in peer_pools[:-1]:
+        try:
+            return sample_extras(qa, pool, rng)
+        except SpecError:
+            continue
+    return sample_extras(qa, peer_pools[-1] if peer_pools else [], rng)
+
+
 def build_judge_sets(qas: Sequence[SequentialQA], spec: JudgeSpec = JudgeSpec(), *, seed: int
                      ) -> dict[str, list[JudgeRecord]]:
     """The judge-train and judge-test sets from disjoint questions (:func:`split_judge_qas`, :func:`judge_records`).
@@ -424,4 +442,4 @@ def build_judge_sets(qas: Sequence[SequentialQA], spec: JudgeSpec = JudgeSpec(),
     """
     pools = split_judge_qas(qas, spec, seed=seed)
     sizes = {"train": spec.train_size, "test": spec.test_size}
-    return {split: judge_records(pools[split], split, sizes[split], seed=seed) for split in SPLITS}
+    return {split: judge_records(pools[split], split, sizes[split], seed=seed, fallback=qas) for split in SPLITS}
