@@ -168,5 +168,6 @@ def test_bad_title_maps_and_files(tmp_path):
         read_passages(path)
     with pytest.raises(InputError, match="file not found"):
         read_passages(tmp_path / "missing.json")
+    (tmp_path / "corpus.txt").write_text("a passage", encoding="utf-8")
     with pytest.raises(InputError, match="unsupported file type"):
         read_passages(tmp_path / "corpus.txt")

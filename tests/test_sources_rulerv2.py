@@ -286,8 +286,11 @@ def test_mcq_table_missing_field_unknown_suffix_and_broken_json(tmp_path, table_
     with pytest.raises(InputError, match="choice0..choice3 or A..D") as caught:
         read_mcq_table(path)
     assert_names(caught, str(path), 0, "choices")
+    (tmp_path / "mbpp.tsv").write_text("question\tA\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"unsupported file type '\.tsv'; supported: \.csv, \.json, \.jsonl, \.parquet"):
         read_mcq_table(tmp_path / "mbpp.tsv")
+    with pytest.raises(InputError, match="file not found"):
+        read_mcq_table(tmp_path / "absent")
     broken = tmp_path / "broken.jsonl"
     broken.write_text(json.dumps(table_rows[0]) + "\n{oops\n", encoding="utf-8")
     with pytest.raises(InputError, match="line 2 is not valid JSON") as caught:
@@ -386,5 +389,6 @@ def test_hotpotqa_bad_hub_rows_and_missing_fields(hotpot_raw, tmp_path):
     with pytest.raises(InputError, match="missing") as caught:
         read_hotpotqa_json(path)
     assert_names(caught, str(path), 0, "_id")
+    (tmp_path / "hotpot.parquet").write_bytes(b"PAR1")
     with pytest.raises(InputError, match=r"supported: \.json, \.jsonl"):
         read_hotpotqa_json(tmp_path / "hotpot.parquet")

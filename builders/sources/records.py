@@ -35,10 +35,10 @@ def read_records(path: Path, suffixes: Collection[str]) -> list[dict[str, Any]]:
             not an object.
     """
     suffix = path.suffix.lower()
-    if suffix not in suffixes:
-        raise InputError(str(path), None, None, f"unsupported file type {path.suffix!r}; supported: {', '.join(suffixes)}")
     if not path.is_file():
         raise InputError(str(path), None, None, "file not found")
+    if suffix not in suffixes:
+        raise InputError(str(path), None, None, f"unsupported file type {path.suffix!r}; supported: {', '.join(suffixes)}")
     records = _READERS[suffix](path)
     for index, record in enumerate(records):
         if not isinstance(record, dict):
