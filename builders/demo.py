@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from builders import haystackcraft, needlebench, rulerv2, world
+from builders import haystackcraft, needlebench, rulerv2, sequential_niah, world
 from generators.rulerv2.spec import RulerOptions
 from generators.tokens import TokenCounter
 from generators.world.spec import WorldSpec
@@ -22,6 +22,10 @@ DEMO_HAYSTACKCRAFT = haystackcraft.HaystackCraftBuild(
     world_docs=400, world_questions=30, strategies=("bm25", "bm25+ppr"), sizes=(0, 2_000, 4_000, 8_000), top_k=200,
 )
 """BM25 strategies only: the dense ones need the ``dense`` extra, which the base install leaves out."""
+DEMO_SEQUENTIAL_NIAH = sequential_niah.SequentialNiahBuild(
+    size=60, buckets=("8k-16k",), noise_samples=4, judge_train=80, judge_test=40, world_docs=400,
+)
+"""Every pipeline, language, noise type and judge set, in the shortest bucket."""
 
 
 @dataclass(frozen=True)
@@ -44,5 +48,7 @@ def build_demo(out: Path, *, seed: int = 0, tokenizer: str = DEFAULT_TOKENIZER, 
     world.build(world.WorldBuild(DEMO_WORLD, seed, tokenizer), out / "world", tokens=tokens, progress=progress)
     haystack = replace(DEMO_HAYSTACKCRAFT, seed=seed, tokenizer=tokenizer)
     haystackcraft.build(haystack, out / "haystackcraft", tokens=tokens, progress=progress)
-    names = ("rulerv2", "needlebench", "world", "haystackcraft")
+    sequential = replace(DEMO_SEQUENTIAL_NIAH, seed=seed, tokenizer=tokenizer)
+    sequential_niah.build(sequential, out / "sequential-niah", tokens=tokens, progress=progress)
+    names = ("rulerv2", "needlebench", "world", "haystackcraft", "sequential-niah")
     return DemoReport({name: out / name for name in names})

@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 
 from builders.card import CardFacts
 from builders.release import ReleaseWriter, base_manifest
-from builders.sources.filler import WORLD, read_filler
+from builders.sources.filler import WORLD, read_filler, text_attribution
 from builders.sources.person_names import faker_person_names
 from generators.errors import BudgetError, SpecError
 from generators.needlebench.atc import generate_atc
@@ -70,13 +70,6 @@ FACTS = CardFacts(
     tags=("long-context", "needle-in-a-haystack", "needlebench", "ancestral-trace-challenge", "reasoning"),
     attribution="",
 )
-
-ATTRIBUTION = {
-    "world": "filler: articles of needlework's synthetic world (Apache-2.0)",
-    "paul_graham_essays": "filler: Paul Graham's essays (© Paul Graham, as distributed by gkamradt/LLMTest_NeedleInAHaystack, MIT)",
-    "zh_prose": "filler: THUCNews articles (THUNLP, research use) and 红楼梦 chapters (public domain)",
-}
-
 
 def config_name(task: str, lang: str) -> str:
     """The release config of a task in a language: ``s-rt-en``, ``atc-zh``, ..."""
@@ -203,7 +196,7 @@ def build(spec: NeedleBenchBuild, out: Path, *, tokens: TokenCounter | None = No
     manifest = base_manifest("needlebench", spec, spec.seed, tokens, inputs)
     manifest["filler_tokens"] = {lang: f.total_tokens for lang, f in fillers.items()}
     labels = sorted({f.source for f in fillers.values()})
-    attribution = "\n".join(f"- {ATTRIBUTION.get(label, f'filler: {label}')}" for label in labels)
+    attribution = "\n".join(f"- filler: {text_attribution(label)}" for label in labels)
     sources = "## Sources\n\n- kinship names: Faker's en_US and zh_CN name lists (MIT)\n" + attribution
     facts = replace(FACTS, attribution=sources)
     rows: dict[str, int] = {}

@@ -168,6 +168,47 @@ def build_haystackcraft(out: Path, corpus, qa, world_docs, world_questions, max_
     if report.retrieval_markdown:
         click.echo(report.retrieval_markdown)
 
+@build.command("sequential-niah")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Release folder to write.")
+@click.option("--size", type=int, default=14_000, show_default=True,
+              help="Samples in train + dev + test (split 10:2:2, the paper's 10,000 / 2,000 / 2,000).")
+@click.option("--langs", callback=str_list, default="en,zh", show_default=True, help="Comma-separated languages.")
+@click.option("--buckets", callback=str_list, default="8k-16k,16k-32k,32k-64k,64k-128k", show_default=True,
+              help="Length buckets of the whole prompt, in tokens.")
+@click.option("--tkg", default="world", show_default=True,
+              help="Real-temporal source: world, or an ICEWS-format folder (entity2id.txt, rel2id.txt, train/valid/test.txt).")
+@click.option("--logical", default="world", show_default=True,
+              help="Real-logical source: world, or a .jsonl/.json/.parquet of questions with ordered items.")
+@click.option("--texts-en", default="world", show_default=True,
+              help="English long texts: world, a LongData-Corpus jsonl, any table with a text column, a folder, or hub:REPO.")
+@click.option("--texts-zh", default="world", show_default=True, help="Chinese long texts (as --texts-en).")
+@click.option("--noise-samples", type=int, default=200, show_default=True,
+              help="Test samples given noise variants (three per noise type).")
+@click.option("--judge-train", type=int, default=6_000, show_default=True, help="Judge-train candidate answers.")
+@click.option("--judge-test", type=int, default=1_960, show_default=True, help="Judge-test candidate answers.")
+@click.option("--world-docs", type=int, default=600, show_default=True, help="Synthetic-world articles per language.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--tokenizer", default=None, help="Tokenizer spec that counts every length (default qwen2.5).")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@domain_errors
+def build_sequential_niah(out: Path, size, langs, buckets, tkg, logical, texts_en, texts_zh, noise_samples, judge_train,
+                          judge_test, world_docs, seed, tokenizer, quiet) -> None:
+    """Sequential-NIAH: ordered needles from three pipelines in long texts, noise variants and judge data."""
+    from builders import sequential_niah
+
+    spec = sequential_niah.SequentialNiahBuild(
+        size=size, langs=langs, buckets=buckets, tkg=tkg, logical=logical, texts_en=texts_en, texts_zh=texts_zh,
+        noise_samples=noise_samples, judge_train=judge_train, judge_test=judge_test, world_docs=world_docs, seed=seed,
+        tokenizer=tokenizer or DEFAULT_TOKENIZER,
+    )
+    report = sequential_niah.build(spec, out, progress=not quiet)
+    click.echo(f"wrote {report.out} ({sum(report.rows.values()):,} rows in {len(report.rows)} configs)")
+    if report.skipped:
+        first = next(iter(report.skipped.items()))
+        click.echo(f"skipped {len(report.skipped)} samples whose needles do not fit their bucket (e.g. {first[0]}: {first[1]}); "
+                   "see manifest.json")
+
+
 def _floats(text: str, option: str) -> tuple[float, ...]:
     try:
         return tuple(float(v) for v in text.split(",") if v.strip())

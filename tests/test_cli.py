@@ -40,7 +40,7 @@ def demo(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("demo")
     result = run("build", "demo", "--out", str(out), "--quiet")
     assert result.exit_code == 0, result.output
-    assert result.output == "".join(f"{name}: {out / name}\n" for name in ("rulerv2", "needlebench", "world", "haystackcraft"))
+    assert result.output == "".join(f"{name}: {out / name}\n" for name in ("rulerv2", "needlebench", "world", "haystackcraft", "sequential-niah"))
     return out
 
 
@@ -51,10 +51,10 @@ def release_copy(demo, tmp_path) -> Path:
     return copy
 
 
-@pytest.mark.parametrize("benchmark", ["rulerv2", "needlebench", "world", "haystackcraft"])
+@pytest.mark.parametrize("benchmark", ["rulerv2", "needlebench", "world", "haystackcraft", "sequential-niah"])
 def test_build_demo_then_validate(demo, benchmark):
     release = demo / benchmark
-    assert sorted(p.name for p in demo.iterdir()) == ["haystackcraft", "needlebench", "rulerv2", "world"]  # no hidden leftovers
+    assert sorted(p.name for p in demo.iterdir()) == ["haystackcraft", "needlebench", "rulerv2", "sequential-niah", "world"]  # no hidden leftovers
     result = run("validate", str(release))
     assert result.exit_code == 0, result.output
     assert result.output == f"{release}: valid\n"
@@ -107,6 +107,35 @@ def test_build_needlebench_bad_options_fail_in_one_line(tmp_path, args, needles)
     assert all(n in result.output for n in needles), result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "nb").exists()
+
+
+def test_build_sequential_niah_cli_writes_what_it_reports(tmp_path):
+    out = tmp_path / "sn"
+    result = run("build", "sequential-niah", "--out", str(out), "--size", "12", "--langs", "zh", "--buckets", "8k-16k",
+                 "--noise-samples", "1", "--judge-train", "8", "--judge-test", "4", "--world-docs", "200", "--seed", "5",
+                 "--quiet")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    rows = sum(s["rows"] for c in manifest["configs"].values() for s in c["splits"].values())
+    assert result.output == f"wrote {out} ({rows:,} rows in {sum(len(c['splits']) for c in manifest['configs'].values())} configs)\n"
+    assert sum(manifest["configs"]["default"]["splits"][s]["rows"] for s in ("train", "dev", "test")
+               if s in manifest["configs"]["default"]["splits"]) == 12
+    assert manifest["seed"] == 5 and "--langs zh" in manifest["build"]["command"]
+    assert run("validate", str(out)).exit_code == 0
+
+
+@pytest.mark.parametrize(("args", "needles"), [
+    (("--buckets", "9k"), ("9k", "8k-16k")),
+    (("--langs", "fr"), ("langs", "fr")),
+    (("--logical", "/no/such/file.jsonl"), ("/no/such/file.jsonl",)),
+    (("--tkg", "/no/such/icews"), ("/no/such/icews",)),
+    (("--judge-train", "-1"), ("judge",)),
+])
+def test_build_sequential_niah_bad_options_fail_in_one_line(tmp_path, args, needles):
+    out = tmp_path / "sn"
+    assert_one_error_line(run("build", "sequential-niah", "--out", str(out), "--size", "12", "--world-docs", "200",
+                              "--quiet", *args), *needles)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_build_rulerv2_writes_what_it_reports(tmp_path):

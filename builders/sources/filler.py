@@ -33,6 +33,17 @@ WORLD = "world"
 HUB = "hub:"
 TEXT_SUFFIX = ".txt"
 WORLD_FILLER = WorldSpec(docs=600, langs=("en", "zh"), questions=0)
+TEXT_ATTRIBUTION = {
+    "world": "articles of needlework's synthetic world (Apache-2.0)",
+    "paul_graham_essays": "Paul Graham's essays (© Paul Graham, as distributed by gkamradt/LLMTest_NeedleInAHaystack, MIT)",
+    "zh_prose": "THUCNews articles (THUNLP, research use) and 红楼梦 chapters (public domain)",
+}
+"""Who wrote the known text sources (by source label) and under what terms."""
+
+
+def text_attribution(label: str) -> str:
+    """The attribution line of a text source label (the label itself for a user-supplied source)."""
+    return TEXT_ATTRIBUTION.get(label, f"`{label}`")
 """The embedded default filler: 600 articles per language (about 400K tokens each), grown in
 about 0.4 s; longer haystacks wrap around."""
 

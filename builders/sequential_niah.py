@@ -1,0 +1,280 @@
+"""Build a Sequential-NIAH release: needle QAs from three pipelines, long texts by length bucket,
+samples in train/dev/test, noise variants of test samples, and judge-training data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import datasets
+from tqdm.auto import tqdm
+
+from builders.card import CardFacts
+from builders.hashing import file_sha256
+from builders.release import ReleaseWriter, base_manifest
+from builders.sources.filler import text_attribution
+from builders.sources.icews import read_icews
+from builders.sources.long_texts import read_long_texts
+from builders.sources.ordered_qa import read_ordered_questions
+from generators.errors import BudgetError, SpecError
+from generators.seeding import rng_for
+from generators.sequential_niah.assemble import generate_samples
+from generators.sequential_niah.judge import JudgeSpec, build_judge_sets
+from generators.sequential_niah.logical import LogicalSpec, logical_qas
+from generators.sequential_niah.noise import NOISE_TYPES, generate_noise
+from generators.sequential_niah.qa import SequentialQA
+from generators.sequential_niah.spec import BENCHMARK, LANGS, LENGTH_BUCKETS, PIPELINES, QA_SHARES
+from generators.sequential_niah.splits import assign_splits, pair_texts, paired, scaled_counts
+from generators.sequential_niah.synthetic import SyntheticSpec
+from generators.sequential_niah.texts import LongText, bucket_named, bucket_texts
+from generators.sequential_niah.tkg import TkgSpec, tkg_qas
+from generators.sequential_niah.world_qa import (
+    WorldTemporalSpec, world_logical_qas, world_synthetic_qas, world_temporal_qas,
+)
+from generators.tokens import TokenCounter
+from generators.world.spec import WorldSpec
+from generators.world.tables import generate_world
+from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
+
+WORLD = "world"
+SPLITS = ("train", "dev", "test")
+QA_MARGIN = 1.25
+"""QAs drawn per (pipeline, language) beyond the samples they feed, so pairing can choose."""
+
+NEEDLE = {"text": datasets.Value("string"), "answer_index": datasets.Value("int32"),
+          "char_offset": datasets.Value("int64"), "token_offset": datasets.Value("int64"),
+          "segment": datasets.Value("int32")}
+DISTRACTOR = {"text": datasets.Value("string"), "char_offset": datasets.Value("int64"),
+              "token_offset": datasets.Value("int64"), "cut": datasets.Value("int64")}
+FEATURES = datasets.Features({
+    "id": datasets.Value("string"), "input": datasets.Value("string"), "question": datasets.Value("string"),
+    "answers": datasets.List(datasets.Value("string")), "reference": datasets.Value("string"),
+    "ordered": datasets.Value("bool"), "needles": datasets.List(NEEDLE), "lang": datasets.Value("string"),
+    "pipeline": datasets.Value("string"), "length_bucket": datasets.Value("string"),
+    "n_tokens": datasets.Value("int32"), "text_id": datasets.Value("string"),
+    "cuts": datasets.List(datasets.Value("int64")), "qid": datasets.Value("string"), "source": datasets.Value("string"),
+    "variant": datasets.Value("string"), "original_id": datasets.Value("string"), "text_end": datasets.Value("int64"),
+    "distractors": datasets.List(DISTRACTOR),
+})
+"""Samples and noise variants: needles in text order, ``answers`` in true order."""
+TEXT_FEATURES = datasets.Features({
+    "text_id": datasets.Value("string"), "lang": datasets.Value("string"), "source": datasets.Value("string"),
+    "text": datasets.Value("string"), "n_tokens": datasets.Value("int32"), "length_bucket": datasets.Value("string"),
+    "origin": datasets.Value("string"), "parts": datasets.List(datasets.Value("string")),
+})
+JUDGE_FEATURES = datasets.Features({
+    "id": datasets.Value("string"), "split": datasets.Value("string"), "qid": datasets.Value("string"),
+    "lang": datasets.Value("string"), "pipeline": datasets.Value("string"), "source": datasets.Value("string"),
+    "order_type": datasets.Value("string"), "ordered": datasets.Value("bool"), "group": datasets.Value("string"),
+    "shuffled": datasets.Value("bool"), "label": datasets.Value("string"), "question": datasets.Value("string"),
+    "reference": datasets.Value("string"), "answers": datasets.List(datasets.Value("string")),
+    "candidate": datasets.Value("string"), "candidate_items": datasets.List(datasets.Value("string")),
+    "item_answer_index": datasets.List(datasets.Value("int32")), "prompt": datasets.Value("string"),
+    "reason_prompt": datasets.Value("string"),
+})
+FACTS = CardFacts(
+    benchmark="sequential_niah", pretty_name="Sequential-NIAH (needlework build)", license="apache-2.0",
+    language=("en", "zh"), task_categories=("question-answering", "text-generation"),
+    tags=("long-context", "needle-in-a-haystack", "sequential-niah", "temporal-reasoning"), attribution="",
+)
+
+
+@dataclass(frozen=True)
+class SequentialNiahBuild:
+    """What to build.
+
+    Attributes:
+        size: Samples in train + dev + test (the paper: 14,000, split 10,000 / 2,000 / 2,000).
+        langs: Among ``en``, ``zh``.
+        buckets: Length buckets to build (names of :data:`LENGTH_BUCKETS`).
+        tkg: Real-temporal source: ``world`` or an ICEWS-format folder.
+        logical: Real-logical source: ``world`` or a jsonl/json/parquet of questions with ordered items.
+        texts_en, texts_zh: Long-text sources (``world``, a LongData-Corpus jsonl, any table, a folder).
+        noise_samples: Test samples that get noise variants (the paper: 200), three per noise type.
+        judge_train, judge_test: Judge-data candidates (Table 3: 6,000 and 1,960).
+        world_docs: Articles per language of the world when a source is ``world``.
+        seed: Build seed.
+        tokenizer: Tokenizer spec that counts every length.
+    """
+
+    size: int = 14_000
+    langs: tuple[str, ...] = LANGS
+    buckets: tuple[str, ...] = tuple(b.name for b in LENGTH_BUCKETS)
+    tkg: str = WORLD
+    logical: str = WORLD
+    texts_en: str = WORLD
+    texts_zh: str = WORLD
+    noise_samples: int = 200
+    judge_train: int = 6_000
+    judge_test: int = 1_960
+    world_docs: int = 600
+    seed: int = 0
+    tokenizer: str = DEFAULT_TOKENIZER
+
+    def __post_init__(self) -> None:
+        if not self.langs or not set(self.langs) <= set(LANGS) or len(set(self.langs)) != len(self.langs):
+            raise SpecError(f"langs must be distinct values from {', '.join(LANGS)}; got {', '.join(self.langs) or '(none)'}")
+        for name in self.buckets:
+            bucket_named(name)
+        if not self.buckets or self.size < 1 or self.noise_samples < 0 or self.world_docs < 1:
+            raise SpecError("buckets must not be empty, size and world_docs must be >= 1 and noise_samples >= 0")
+        JudgeSpec(self.judge_train, self.judge_test)
+
+    def texts_source(self, lang: str) -> str:
+        """The long-text source of a language."""
+        return self.texts_en if lang == "en" else self.texts_zh
+
+    def command(self) -> str:
+        """The CLI command that reproduces this build."""
+        return " ".join([
+            "needlework build sequential-niah", f"--size {self.size}", f"--langs {','.join(self.langs)}",
+            f"--buckets {','.join(self.buckets)}", f"--tkg {self.tkg}", f"--logical {self.logical}",
+            f"--texts-en {self.texts_en}", f"--texts-zh {self.texts_zh}", f"--noise-samples {self.noise_samples}",
+            f"--judge-train {self.judge_train}", f"--judge-test {self.judge_test}", f"--world-docs {self.world_docs}",
+            f"--seed {self.seed}", f"--tokenizer {self.tokenizer}",
+        ])
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What a build wrote: rows per config and split, and the samples it had to skip."""
+
+    out: Path
+    rows: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def question_counts(spec: SequentialNiahBuild) -> dict[tuple[str, str], int]:
+    """QAs to draw per (pipeline, language): Table 1's shares of ``size``, with a margin."""
+    shares = {key: n for key, n in QA_SHARES.items() if key[1] in spec.langs}
+    return {key: max(3, round(n * QA_MARGIN)) for key, n in scaled_counts(shares, spec.size).items()}
+
+
+def read_questions(spec: SequentialNiahBuild, inputs: dict[str, str]) -> list[SequentialQA]:
+    """Every pipeline's QAs in every language of the build (the world stands in for missing sources)."""
+    counts = question_counts(spec)
+    # The world is always made: its people are the subjects of synthetic-temporal questions.
+    world = generate_world(WorldSpec(docs=spec.world_docs, langs=spec.langs, questions=0), spec.seed)[0]
+    graph = None if spec.tkg == WORLD else read_icews(Path(spec.tkg))
+    if graph is not None:
+        inputs.update(graph.fingerprints)
+    ordered = None if spec.logical == WORLD else read_ordered_questions(Path(spec.logical))
+    if ordered is not None:
+        inputs[spec.logical] = file_sha256(Path(spec.logical))
+    qas: list[SequentialQA] = []
+    for lang in spec.langs:
+        qas += world_synthetic_qas(world, SyntheticSpec(lang, counts[("synthetic-temporal", lang)]), seed=spec.seed)
+        temporal = counts[("real-temporal", lang)]
+        if graph is None:
+            qas += world_temporal_qas(world, WorldTemporalSpec(lang, temporal), seed=spec.seed)
+        else:
+            qas += tkg_qas(graph.quads, TkgSpec(lang, temporal, source=Path(spec.tkg).name), seed=spec.seed)
+        if ordered is None:
+            logical = world_logical_qas(world, lang, LogicalSpec(), seed=spec.seed)
+        else:
+            logical = logical_qas([q for q in ordered if q.lang == lang], LogicalSpec(), seed=spec.seed)
+        qas += logical[: counts[("real-logical", lang)]]
+    return qas
+
+
+def read_texts(spec: SequentialNiahBuild, tokens: TokenCounter, inputs: dict[str, str]) -> tuple[list[LongText], set[str]]:
+    """The long texts of every language, bucketed by ``tokens``, in the build's buckets only, and
+    the labels of their sources."""
+    buckets = tuple(bucket_named(name) for name in spec.buckets)
+    texts: list[LongText] = []
+    labels: set[str] = set()
+    for lang in spec.langs:
+        read = read_long_texts(spec.texts_source(lang), lang, seed=spec.seed, world_docs=spec.world_docs)
+        inputs.update(read.fingerprints)
+        labels.add(read.label)
+        bucketed, _ = bucket_texts(read.documents, tokens, buckets=buckets, join_to=buckets[0].name)
+        if not bucketed:
+            raise SpecError(f"no {lang} long text of {read.label} reaches the buckets {', '.join(spec.buckets)}; "
+                            f"give --texts-{lang} longer texts, or leave {lang} out of --langs")
+        texts += bucketed
+    return texts, labels
+
+
+def attribution(spec: SequentialNiahBuild, text_labels: set[str]) -> str:
+    """The card's Sources section: where the needles' facts and the long texts come from."""
+    lines = ["- synthetic-temporal subjects: people of needlework's synthetic world (Apache-2.0)"]
+    lines.append("- real-temporal events: " + ("the synthetic world's timelines (Apache-2.0)" if spec.tkg == WORLD else
+                 f"the temporal knowledge graph `{Path(spec.tkg).name}` (ICEWS data: Boschee et al., Harvard Dataverse)"))
+    lines.append("- real-logical questions: " + ("career paths and place chains of the synthetic world (Apache-2.0)"
+                                                if spec.logical == WORLD else f"`{Path(spec.logical).name}`"))
+    lines += [f"- long texts: {text_attribution(label)}" for label in sorted(text_labels)]
+    return "## Sources\n\n" + "\n".join(lines)
+
+
+def build(spec: SequentialNiahBuild, out: Path, *, tokens: TokenCounter | None = None, progress: bool = True) -> BuildReport:
+    """Build a Sequential-NIAH release at ``out`` (replacing a previous release there atomically).
+
+    Configs: ``default`` (train/dev/test samples, stratified by language, length bucket and
+    pipeline), ``noise-<type>`` (three variations of each of ``noise_samples`` test samples, linked
+    by ``original_id``), ``texts`` (the raw long texts, so any variant can be rebuilt), and
+    ``judge-train`` / ``judge-test`` (candidate answers labelled by the paper's rule). A sample
+    whose needles cannot fit its bucket is skipped and named in the manifest.
+    """
+    tokens = tokens or load_tokenizer(spec.tokenizer)
+    buckets = tuple(bucket_named(name) for name in spec.buckets)
+    inputs: dict[str, str] = {}
+    qas = read_questions(spec, inputs)
+    texts, text_labels = read_texts(spec, tokens, inputs)
+    pairings, pairing_report = pair_texts(qas, texts, seed=spec.seed, size=spec.size)
+    by_sample = {f"{p.qid}@{p.text_id}": p for p in pairings}  # a QA goes into one text: ids are unique
+    split_of = assign_splits({sample: (p.lang, p.length_bucket, p.pipeline) for sample, p in by_sample.items()},
+                             seed=spec.seed)
+    skipped: dict[str, str] = {}
+    manifest = base_manifest(BENCHMARK, spec, spec.seed, tokens, inputs)
+    manifest["pairing"] = {"requested": pairing_report.requested, "paired": pairing_report.paired,
+                           "texts_reused": pairing_report.reused}
+    rows: dict[str, int] = {}
+    qa_by = {q.qid: q for q in qas}
+    text_by = {t.text_id: t for t in texts}
+    with ReleaseWriter(out, replace(FACTS, attribution=attribution(spec, text_labels)), manifest) as release:
+        release.declare("default", FEATURES)
+        test_rows: list[tuple[dict[str, Any], SequentialQA, LongText]] = []
+        samples = generate_samples(paired(pairings, qas, texts), seed=spec.seed, tokens=tokens, buckets=buckets,
+                                   on_error=lambda sample, err: skipped.__setitem__(sample, str(err)))
+        for row in tqdm(samples, total=len(pairings), desc="samples", disable=not progress, unit="row"):
+            pairing = by_sample[row["id"]]
+            split = split_of[row["id"]]
+            release.write("default", split, row)
+            rows[f"default/{split}"] = rows.get(f"default/{split}", 0) + 1
+            if split == "test":
+                test_rows.append((row, qa_by[pairing.qid], text_by[pairing.text_id]))
+        chosen = _noise_originals(test_rows, spec)
+        for noise_type in NOISE_TYPES:
+            config = f"noise-{noise_type}"
+            release.declare(config, FEATURES)
+            variants = generate_noise(chosen, seed=spec.seed, tokens=tokens, types=(noise_type,), buckets=buckets,
+                                      on_error=lambda sample, err: skipped.__setitem__(sample, str(err)))
+            for row in tqdm(variants, desc=config, disable=not progress, unit="row"):
+                release.write(config, "test", row)
+                rows[f"{config}/test"] = rows.get(f"{config}/test", 0) + 1
+        release.declare("texts", TEXT_FEATURES)
+        for text in sorted({p.text_id for p in pairings}):
+            t = text_by[text]
+            release.write("texts", "test", {"text_id": t.text_id, "lang": t.lang, "source": t.source, "text": t.text,
+                                            "n_tokens": t.n_tokens, "length_bucket": t.length_bucket,
+                                            "origin": t.origin, "parts": list(t.parts)})
+            rows["texts/test"] = rows.get("texts/test", 0) + 1
+        for split, records in build_judge_sets(qas, JudgeSpec(spec.judge_train, spec.judge_test), seed=spec.seed).items():
+            config = f"judge-{split}"
+            release.declare(config, JUDGE_FEATURES)
+            for record in records:
+                release.write(config, split, record.to_row())
+            rows[f"{config}/{split}"] = len(records)
+        release.manifest["skipped"] = dict(sorted(skipped.items()))
+    return BuildReport(Path(out), rows, skipped)
+
+
+def _noise_originals(test_rows: list[tuple[dict[str, Any], SequentialQA, LongText]],
+                     spec: SequentialNiahBuild) -> list[tuple[dict[str, Any], SequentialQA, LongText]]:
+    """``spec.noise_samples`` test samples drawn at random (all of them when there are fewer)."""
+    if len(test_rows) <= spec.noise_samples:
+        return test_rows
+    rng = rng_for(spec.seed, BENCHMARK, "noise", "originals")
+    keep = sorted(rng.choice(len(test_rows), size=spec.noise_samples, replace=False).tolist())
+    return [test_rows[i] for i in keep]
