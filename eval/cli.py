@@ -135,6 +135,33 @@ def report_command(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
         click.echo(str(plot))
 
 
+@main.command("judge")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
+@click.option("--backend", type=click.Choice(["openai", "vllm"]), default="openai", show_default=True)
+@click.option("--model", required=True, help="The judge model (the paper fine-tunes Qwen2.5-7B-Instruct).")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint of the judge.")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="Environment variable holding the API key (never written anywhere).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option("--gen-kwargs", default=None, help="Judge generation settings (default temperature=0).")
+@domain_errors
+def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url: str | None, api_key_env: str,
+                  concurrency: int, gen_kwargs: str | None) -> None:
+    """Judge Sequential-NIAH answers of finished runs with the paper's judge prompts (kept in judge.jsonl)."""
+    from eval.runner import backend_for
+    from eval.tasks.sequential_niah import judge_run
+
+    generation = parse_gen_kwargs(gen_kwargs) or None
+    for run_dir in run_dirs:
+        judge = backend_for(backend, model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
+        verdicts = judge_run(run_dir, judge, generation=generation)
+        labels = [v.label for v in verdicts.values()]
+        correct = sum(label == "correct" for label in labels)
+        unparsed = sum(label is None for label in labels)
+        click.echo(f"{run_dir}: {len(labels)} judged, {correct} correct"
+                   + (f", {unparsed} without a label" if unparsed else "") + f" ({run_dir / 'judge.jsonl'})")
+
+
 @main.command("count")
 @_dataset_options
 @click.option("--tokenizer", default=None, help="Tokenizer to count with (default: the release's).")

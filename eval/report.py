@@ -9,7 +9,8 @@ golden-context baseline of the same release and model dashed when that run is gi
 with NeedleBench configs add the paper's tables, ``atc_curve.png`` and the multi-needle reasoning
 heatmaps per needle count (:mod:`eval.report_needlebench`); runs with HaystackCraft static NIAH
 configs add the paper's F1 tables by strategy and context size and its Figures 3 and 4
-(:mod:`eval.report_haystackcraft`).
+(:mod:`eval.report_haystackcraft`); runs with Sequential-NIAH samples add accuracy by group
+(Figure 5), the noise analysis of Table 5 and the judge's agreement (:mod:`eval.report_sequential_niah`).
 
 Scores are fractions in [0, 1] in ``results.json`` and percentages (one decimal; two in the
 NeedleBench tables, as in the paper) in the report. Depths are in percent of the context (RULERv2:
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.report_haystackcraft import haystackcraft_plots, haystackcraft_section
+from eval.report_sequential_niah import sequential_niah_plots, sequential_niah_section
 from eval.report_plots import plot_depth_heatmap, plot_levels, plot_score_vs_length, png_bytes
 from eval.report_needlebench import (
     ATC_CURVE,
@@ -61,6 +63,14 @@ from generators.errors import SpecError
 REPORT = "report.md"
 SCORE_VS_LENGTH = "score_vs_length.png"
 LEVELS_PLOT = "levels.png"
+PlotDraws = Callable[[Sequence[Run]], list[tuple[str, str, Callable[[], Any]]]]
+SectionLines = Callable[[Sequence[Run], Mapping[str, str]], list[str]]
+BENCHMARK_SECTIONS: tuple[tuple[PlotDraws, SectionLines], ...] = (
+    (haystackcraft_plots, haystackcraft_section),
+    (sequential_niah_plots, sequential_niah_section),
+)
+"""Benchmarks whose report section comes with its own plots: (plots to draw as ``(view, file, draw)``,
+section given the runs and each drawn view's file). A section is empty for runs without its benchmark."""
 
 
 @dataclass(frozen=True)
@@ -116,16 +126,16 @@ def write_report(run_dirs: Sequence[Path], out_dir: Path) -> ReportFiles:
                                     title=f"{config}, {count} needles")
         _write_atomic(plots[-1], png_bytes(figure))
         needle_heatmaps[(config, count)] = plots[-1].name
-    static_plots: dict[str, str] = {}
-    for view, name, draw in haystackcraft_plots(runs):
-        plots.append(out_dir / name)
-        _write_atomic(plots[-1], png_bytes(draw()))
-        static_plots[view] = name
+    sections = list(needlebench_section(runs, atc_curve, needle_heatmaps))
+    for draw_plots, section in BENCHMARK_SECTIONS:
+        drawn: dict[str, str] = {}
+        for view, name, draw in draw_plots(runs):
+            plots.append(out_dir / name)
+            _write_atomic(plots[-1], png_bytes(draw()))
+            drawn[view] = name
+        sections += section(runs, drawn)
     markdown = out_dir / REPORT
-    needlebench = needlebench_section(runs, atc_curve, needle_heatmaps)
-    haystackcraft = haystackcraft_section(runs, static_plots)
-    _write_atomic(markdown, render_markdown(runs, SCORE_VS_LENGTH, heatmaps, levels_plot, needlebench,
-                                            haystackcraft).encode("utf-8"))
+    _write_atomic(markdown, render_markdown(runs, SCORE_VS_LENGTH, heatmaps, levels_plot, sections).encode("utf-8"))
     return ReportFiles(markdown=markdown, plots=tuple(plots))
 
 
@@ -155,8 +165,7 @@ def _score_with_n(entry: Mapping[str, Any] | None) -> str:
 
 
 def render_markdown(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str, str],
-                    levels_plot: str | None = None, needlebench: Sequence[str] = (),
-                    haystackcraft: Sequence[str] = ()) -> str:
+                    levels_plot: str | None = None, sections: Sequence[str] = ()) -> str:
     """The text of ``report.md``.
 
     Args:
@@ -164,10 +173,8 @@ def render_markdown(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str
         length_plot: Relative path of the score-vs-length plot.
         heatmaps: Relative path of each config's depth heatmap, by config.
         levels_plot: Relative path of the RULERv2 levels plot, if one was drawn.
-        needlebench: The NeedleBench section (:func:`eval.report_needlebench.needlebench_section`),
+        sections: The benchmarks' own sections (NeedleBench, then :data:`BENCHMARK_SECTIONS`),
             placed after the run summaries, before the generic comparison tables.
-        haystackcraft: The HaystackCraft section (:func:`eval.report_haystackcraft.haystackcraft_section`),
-            placed after the NeedleBench section.
 
     Returns:
         Markdown ending in one newline.
@@ -178,8 +185,7 @@ def render_markdown(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str
     lines += ["Scores are percentages (0-100); `n` is the number of samples behind a score.", "", "## Runs", ""]
     for run in runs:
         lines += run_summary(run)
-    lines += needlebench
-    lines += haystackcraft
+    lines += sections
     lines += comparison_tables(runs, length_plot, heatmaps, levels_plot)
     return "\n".join(lines).rstrip("\n") + "\n"
 

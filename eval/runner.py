@@ -170,17 +170,30 @@ def _record(stub: Mapping[str, Any], outcome: Outcome) -> dict[str, Any]:
 
 def make_backend(spec: RunSpec) -> Backend:
     """The backend the spec names; the API key comes from ``spec.api_key_env`` in the environment."""
-    if spec.backend == "openai":
+    return backend_for(spec.backend, spec.model, base_url=spec.base_url, api_key_env=spec.api_key_env,
+                       concurrency=spec.concurrency, timeout_s=spec.timeout_s, max_retries=spec.max_retries,
+                       seed=spec.seed, max_model_len=spec.max_model_len)
+
+
+def backend_for(name: str, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+                concurrency: int = 16, timeout_s: float = 600.0, max_retries: int = 6, seed: int = 0,
+                max_model_len: int | None = None) -> Backend:
+    """An ``openai`` (any compatible server; key from ``api_key_env``) or ``vllm`` backend serving ``model``.
+
+    Shared by runs and by judges over finished runs, so both reach a model the same way.
+    """
+    if name == "openai":
         from eval.backends.openai_compat import OpenAIBackend, RetryPolicy
 
-        return OpenAIBackend(spec.model, spec.base_url or "", api_key=os.environ.get(spec.api_key_env),
-                             concurrency=spec.concurrency, timeout_s=spec.timeout_s,
-                             retry=RetryPolicy(max_retries=spec.max_retries), seed=spec.seed)
-    if spec.backend == "vllm":
+        if not base_url:
+            raise SpecError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+        return OpenAIBackend(model, base_url, api_key=os.environ.get(api_key_env), concurrency=concurrency,
+                             timeout_s=timeout_s, retry=RetryPolicy(max_retries=max_retries), seed=seed)
+    if name == "vllm":
         from eval.backends.vllm_backend import VllmBackend
 
-        return VllmBackend(spec.model, max_model_len=spec.max_model_len)
-    raise SpecError(f"unknown backend {spec.backend!r}; choose openai or vllm")
+        return VllmBackend(model, max_model_len=max_model_len)
+    raise SpecError(f"unknown backend {name!r}; choose openai or vllm")
 
 
 def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) -> RunOutcome:

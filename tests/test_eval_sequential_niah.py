@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from eval.backends.base import Outcome, Request
+from eval.report import write_report
 from eval.report_plots import png_bytes
 from eval.report_runs import load_runs
 from eval.report_sequential_niah import (
@@ -386,7 +387,7 @@ def judged_run(tmp_path_factory) -> dict[str, Any]:
 
     judge = ScriptedBackend(judge_answer)
     verdicts = judge_run(outcome.run_dir, judge)
-    return {"outcome": outcome, "verdicts": verdicts, "judge": judge, "root": root}
+    return {"outcome": outcome, "verdicts": verdicts, "judge": judge, "root": root, "judge_answer": judge_answer}
 
 
 def test_run_scores_with_the_rule_scorer_and_summarizes_table_5(judged_run):
@@ -436,3 +437,45 @@ def test_groups_plot_on_hand_made_blocks():
     block = sequential_niah_summary(hand_made())
     figure = plot_groups([(type("R", (), {"label": "m"})(), block)])
     assert len(figure.axes) == 4 and png_bytes(figure)[:4] == b"\x89PNG"
+
+
+def test_write_report_includes_the_section_and_its_plot(judged_run, tmp_path):
+    files = write_report([judged_run["outcome"].run_dir], tmp_path / "report")
+    text = files.markdown.read_text(encoding="utf-8")
+    assert "## Sequential-NIAH" in text and "![Sequential-NIAH accuracy by group](sequential_niah_groups.png)" in text
+    assert (tmp_path / "report" / "sequential_niah_groups.png").read_bytes().startswith(b"\x89PNG")
+    assert tmp_path / "report" / "sequential_niah_groups.png" in files.plots
+
+
+def test_judge_command_judges_a_copied_run_and_reports_counts(judged_run, tmp_path, monkeypatch):
+    import shutil
+
+    from click.testing import CliRunner
+
+    import eval.runner
+    from eval.cli import main
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(judged_run["outcome"].run_dir, run_dir)
+    (run_dir / JUDGE_FILE).unlink()
+    made: list[tuple[str, str, str | None]] = []
+
+    def scripted(name, model, *, base_url=None, **_):
+        made.append((name, model, base_url))
+        return ScriptedBackend(judged_run["judge_answer"])
+
+    monkeypatch.setattr(eval.runner, "backend_for", scripted)
+    result = CliRunner().invoke(main, ["judge", str(run_dir), "--model", "judge-7b", "--base-url", "http://127.0.0.1:9/v1"])
+    assert result.exit_code == 0, result.output
+    assert made == [("openai", "judge-7b", "http://127.0.0.1:9/v1")]
+    assert result.output == f"{run_dir}: 6 judged, 5 correct ({run_dir / JUDGE_FILE})\n"
+    assert len((run_dir / JUDGE_FILE).read_text(encoding="utf-8").splitlines()) == 6
+
+
+def test_judge_command_without_an_endpoint_fails_in_one_line(judged_run, tmp_path):
+    from click.testing import CliRunner
+
+    from eval.cli import main
+
+    result = CliRunner().invoke(main, ["judge", str(judged_run["outcome"].run_dir), "--model", "judge-7b"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and "--base-url" in result.output, result.output
