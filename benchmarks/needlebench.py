@@ -19,13 +19,12 @@ Usage::
 
 from __future__ import annotations
 
-import gc
 import json
 import time
-from typing import Callable, Iterator
 
 import click
 
+from against_encode import measure_against_encode
 from builders.needlebench import DEFAULT_TOKENIZER
 from builders.sources.filler import read_filler
 from builders.sources.person_names import faker_person_names
@@ -34,34 +33,7 @@ from generators.needlebench.filler import Filler
 from generators.needlebench.sparse import generate_sparse
 from generators.needlebench.spec import AtcSpec, SparseSpec
 from generators.pipeline import usable_cpus
-from generators.tokens import TokenCounter
 from needlework.tokenizers import load_tokenizer
-
-
-def _measure(make: Callable[[], Iterator[dict]], tokens: TokenCounter, repeats: int) -> dict:
-    gen_times, enc_times, rows = [], [], []
-    for _ in range(repeats):
-        rows = []  # free the previous round's rows outside the clock
-        gc.collect()
-        begin = time.perf_counter()
-        rows = list(make())
-        gen_times.append(time.perf_counter() - begin)
-        begin = time.perf_counter()
-        for row in rows:
-            tokens.encode(row["input"])
-        enc_times.append(time.perf_counter() - begin)
-    gen, enc = min(gen_times), min(enc_times)
-    paired = sorted(g / e for g, e in zip(gen_times, enc_times))
-    n = len(rows)
-    return {
-        "samples": n,
-        "mean_prompt_tokens": round(sum(r["n_tokens"] for r in rows) / n),
-        "samples_per_s": round(n / gen, 2),
-        "generate_s_per_sample": round(gen / n, 4),
-        "one_encode_s_per_sample": round(enc / n, 4),
-        "ratio": round(gen / enc, 3),
-        "median_paired_ratio": round(paired[len(paired) // 2], 3),
-    }
 
 
 @click.command()
@@ -85,10 +57,10 @@ def main(length: int, needles: int, samples: int, tokenizer: str, repeats: int, 
         click.echo(json.dumps({"lang": lang, "filler": read.label, "filler_tokens": filler.total_tokens,
                                "filler_read_and_count_s": round(time.perf_counter() - begin, 3)}))
         srt = SparseSpec("s-rt", lang, lengths=(length,), depths=depths, repeats=1)  # type: ignore[arg-type]
-        result = _measure(lambda: generate_sparse(srt, seed=0, tokens=tokens, filler=filler, names=names), tokens, repeats)
+        result = measure_against_encode(lambda: generate_sparse(srt, seed=0, tokens=tokens, filler=filler, names=names), tokens, repeats)
         click.echo(json.dumps({"case": f"s-rt-{lang}", "length": length, **result}))
         atc = AtcSpec(lang, needle_counts=(needles,), question_types=("eldest_ancestor",), repeats=samples)  # type: ignore[arg-type]
-        result = _measure(lambda: generate_atc(atc, seed=0, tokens=tokens, names=names), tokens, repeats)
+        result = measure_against_encode(lambda: generate_atc(atc, seed=0, tokens=tokens, names=names), tokens, repeats)
         click.echo(json.dumps({"case": f"atc-{lang}", "needles": needles, **result}))
 
 

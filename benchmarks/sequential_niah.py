@@ -20,13 +20,13 @@ Usage::
 
 from __future__ import annotations
 
-import gc
 import json
 import time
 from dataclasses import replace
 
 import click
 
+from against_encode import measure_against_encode
 from builders.sequential_niah import SequentialNiahBuild, read_questions, read_texts
 from generators.pipeline import usable_cpus
 from generators.sequential_niah.assemble import generate_samples, sentence_boundaries
@@ -59,33 +59,16 @@ def main(bucket: str, samples: int, repeats: int, tokenizer: str, texts_en: str,
         begin = time.perf_counter()
         texts, _ = read_texts(replace(spec, langs=(lang,)), tokens, {})
         read_s = time.perf_counter() - begin
-        if not texts:
-            raise click.ClickException(f"no {lang} text reaches {bucket}; use a larger --world-docs or another source")
         pairings, _ = pair_texts([q for q in qas if q.lang == lang], texts, seed=0, size=samples)
         pairs = list(paired(pairings, qas, texts))
-        gen_times, enc_times, rows = [], [], []
-        for _ in range(repeats):
-            rows = []
+
+        def rows() -> list[dict]:
             sentence_boundaries.cache_clear()  # a build splits each text into sentences once, with its first sample
-            gc.collect()
-            start = time.perf_counter()
-            rows = list(generate_samples(pairs, seed=0, tokens=tokens, buckets=buckets))
-            gen_times.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            for row in rows:
-                tokens.encode(row["input"])
-            enc_times.append(time.perf_counter() - start)
-        gen, enc = min(gen_times), min(enc_times)
-        paired_ratios = sorted(g / e for g, e in zip(gen_times, enc_times))
-        n = len(rows)
-        click.echo(json.dumps({
-            "lang": lang, "bucket": bucket, "texts": len(texts), "read_and_bucket_texts_s": round(read_s, 3),
-            "samples": n, "mean_prompt_tokens": round(sum(r["n_tokens"] for r in rows) / max(n, 1)),
-            "mean_needles": round(sum(len(r["needles"]) for r in rows) / max(n, 1), 2),
-            "samples_per_s": round(n / gen, 2), "generate_s_per_sample": round(gen / n, 4),
-            "one_encode_s_per_sample": round(enc / n, 4), "ratio": round(gen / enc, 3),
-            "median_paired_ratio": round(paired_ratios[len(paired_ratios) // 2], 3),
-        }))
+            return list(generate_samples(pairs, seed=0, tokens=tokens, buckets=buckets))
+
+        result = measure_against_encode(rows, tokens, repeats)
+        click.echo(json.dumps({"lang": lang, "bucket": bucket, "texts": len(texts),
+                               "read_and_bucket_texts_s": round(read_s, 3), **result}))
 
 
 if __name__ == "__main__":
