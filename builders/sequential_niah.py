@@ -17,14 +17,14 @@ from builders.sources.filler import text_attribution
 from builders.sources.icews import read_icews
 from builders.sources.long_texts import read_long_texts
 from builders.sources.ordered_qa import read_ordered_questions
-from generators.errors import BudgetError, SpecError
+from generators.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.assemble import generate_samples
 from generators.sequential_niah.judge import JudgeSpec, build_judge_sets
 from generators.sequential_niah.logical import LogicalSpec, logical_qas
 from generators.sequential_niah.noise import NOISE_TYPES, generate_noise
 from generators.sequential_niah.qa import SequentialQA
-from generators.sequential_niah.spec import BENCHMARK, LANGS, LENGTH_BUCKETS, PIPELINES, QA_SHARES
+from generators.sequential_niah.spec import BENCHMARK, LANGS, LENGTH_BUCKETS, QA_SHARES
 from generators.sequential_niah.splits import assign_splits, pair_texts, paired, scaled_counts
 from generators.sequential_niah.synthetic import SyntheticSpec
 from generators.sequential_niah.texts import LongText, bucket_named, bucket_texts
