@@ -62,6 +62,24 @@ def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
     return fn
 
 
+def _backend_options(model_help: str, base_url_help: str):  # noqa: ANN202 - click decorator stack
+    """The options that reach a model (``run`` and ``judge``): backend, model, endpoint, key variable, concurrency."""
+    options = [
+        click.option("--backend", type=click.Choice(["openai", "vllm"]), default="openai", show_default=True),
+        click.option("--model", required=True, help=model_help),
+        click.option("--base-url", default=None, help=base_url_help),
+        click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
+                     help="Environment variable holding the API key (never written anywhere)."),
+        click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True),
+    ]
+
+    def apply(fn):  # noqa: ANN001, ANN202
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+    return apply
+
+
 @click.group()
 @click.version_option(version=__version__, message="needlework eval %(version)s")
 def main() -> None:
@@ -70,12 +88,8 @@ def main() -> None:
 
 @main.command("run")
 @_dataset_options
-@click.option("--backend", type=click.Choice(["openai", "vllm"]), default="openai", show_default=True)
-@click.option("--model", required=True, help="Model name sent to the server, or the HF model for vLLM.")
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
-@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
-              help="Environment variable holding the API key (never written anywhere).")
-@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
+@_backend_options("Model name sent to the server, or the HF model for vLLM.",
+                  "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
 @click.option("--max-model-len", type=click.IntRange(min=1), default=None,
               help="vllm: the model's window in tokens (default: from the model's config).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
@@ -137,12 +151,7 @@ def report_command(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
 
 @main.command("judge")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
-@click.option("--backend", type=click.Choice(["openai", "vllm"]), default="openai", show_default=True)
-@click.option("--model", required=True, help="The judge model (the paper fine-tunes Qwen2.5-7B-Instruct).")
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint of the judge.")
-@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
-              help="Environment variable holding the API key (never written anywhere).")
-@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
+@_backend_options("The judge model (the paper fine-tunes Qwen2.5-7B-Instruct).", "OpenAI-compatible endpoint of the judge.")
 @click.option("--gen-kwargs", default=None, help="Judge generation settings (default temperature=0).")
 @domain_errors
 def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url: str | None, api_key_env: str,
