@@ -48,6 +48,8 @@ class TokenCounter(Protocol):
         The first half of :meth:`encode_with_offsets`, which is ``with_offsets(encode_native(text))``:
         a worker thread can run it while the calling thread does other work (tiktoken and HF
         tokenizers release the GIL while they tokenize), leaving the conversion to the caller.
+        A counter may keep state per thread for it (tiktoken keeps an encoder copy), so it is
+        meant for long-lived threads such as :func:`generators.pipeline.encoded_ahead`'s worker.
         """
         ...
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import sys
 import threading
+import time
 
 import pytest
 
@@ -53,13 +56,26 @@ def test_encodes_run_outside_the_callers_thread_one_ahead(qwen, monkeypatch):
     assert all(name.startswith("encode-ahead") for name, _ in seen)
 
 
-def test_errors_surface_and_early_close_stops_the_worker(qwen, monkeypatch):
+def test_errors_surface_and_early_close_waits_for_the_encode_in_flight(qwen, monkeypatch):
     monkeypatch.setattr(pipeline, "usable_cpus", lambda: 2)
-    before = threading.active_count()
-    ahead = encoded_ahead(qwen, ((text, i) for i, text in enumerate(TEXTS)))
+    started: list[int] = []
+    finished: list[int] = []
+
+    class Slow:
+        def __getattr__(self, name):
+            return getattr(qwen, name)
+
+        def encode_native(self, text):
+            started.append(len(started))
+            time.sleep(0.05)
+            finished.append(len(finished))
+            return qwen.encode_native(text)
+
+    ahead = encoded_ahead(Slow(), ((text, i) for i, text in enumerate(TEXTS)))
     assert next(ahead)[0] == 0
     ahead.close()
-    assert threading.active_count() == before
+    # Draft 1 was handed to the worker before draft 0 came back; close returns only when it is done.
+    assert started == finished == [0, 1]
 
     class Failing:
         def __getattr__(self, name):
@@ -70,3 +86,43 @@ def test_errors_surface_and_early_close_stops_the_worker(qwen, monkeypatch):
 
     with pytest.raises(ValueError, match="cannot encode 'Sample 0'"):
         list(encoded_ahead(Failing(), ((text, i) for i, text in enumerate(TEXTS))))
+
+
+def test_one_worker_thread_serves_every_generator_in_the_process(qwen, monkeypatch):
+    monkeypatch.setattr(pipeline, "usable_cpus", lambda: 2)
+    workers: set[int] = set()
+
+    class Recording:
+        def __getattr__(self, name):
+            return getattr(qwen, name)
+
+        def encode_native(self, text):
+            workers.add(threading.get_ident())
+            return qwen.encode_native(text)
+
+    list(encoded_ahead(Recording(), ((text, i) for i, text in enumerate(TEXTS))))
+    threads = threading.active_count()
+    for _ in range(3):
+        list(encoded_ahead(Recording(), ((text, i) for i, text in enumerate(TEXTS))))
+    assert len(workers) == 1 and threading.get_ident() not in workers
+    assert threading.active_count() == threads
+
+
+def _encode_in_child(texts: list[str], want: list[list[int]]) -> None:
+    pipeline.usable_cpus = lambda: 2
+    counter = load_tokenizer("qwen2.5")
+    got = [ids.tolist() for _, ids, _ in encoded_ahead(counter, ((text, i) for i, text in enumerate(texts)))]
+    sys.exit(0 if got == want else 3)
+
+
+def test_a_forked_child_starts_its_own_worker(qwen, monkeypatch):
+    monkeypatch.setattr(pipeline, "usable_cpus", lambda: 2)
+    list(encoded_ahead(qwen, ((text, i) for i, text in enumerate(TEXTS))))  # the parent's worker exists
+    want = [qwen.encode(text).tolist() for text in TEXTS]
+    child = multiprocessing.get_context("fork").Process(target=_encode_in_child, args=(TEXTS, want))
+    child.start()
+    child.join(timeout=30)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung waiting for the parent's encode worker")
+    assert child.exitcode == 0

@@ -6,9 +6,11 @@ import base64
 import hashlib
 import json
 import os
+import pickle
 import random
 import subprocess
 import sys
+import threading
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -321,6 +323,38 @@ def test_counters_satisfy_the_protocol(counter: TokenCounter) -> None:
     assert isinstance(counter, TokenCounter)
     assert len(counter.fingerprint) == 64 and int(counter.fingerprint, 16) >= 0
     assert counter.encode("").tolist() == [] and counter.count_batch([]).tolist() == []
+
+
+def test_tiktoken_encodes_natively_with_an_encoder_owned_by_the_calling_thread() -> None:
+    # tiktoken's regex is fast only in the first thread that used it, so another thread that
+    # encodes natively gets a copy of its own, kept for that thread's later calls.
+    counter = load_tokenizer("cl100k_base")
+    text = "Taylor Collins is the child of Douglas Harris. 李华的母亲是王芳。"
+    here = counter.encode_native(text)
+    assert counter._per_thread.encoding is counter._encoding
+
+    seen: list[tuple[object, object, list[int]]] = []
+
+    def in_worker() -> None:
+        first = counter.encode_native(text)
+        own = counter._per_thread.encoding
+        counter.encode_native(text)
+        seen.append((own, counter._per_thread.encoding, first))
+
+    worker = threading.Thread(target=in_worker)
+    worker.start()
+    worker.join()
+    (own, again, ids), = seen
+    assert own is again and own is not counter._encoding
+    assert ids == here == counter.encode(text).tolist()
+
+
+def test_tiktoken_counter_pickles_without_its_thread_encoders() -> None:
+    counter = load_tokenizer("qwen2.5")
+    copy = pickle.loads(pickle.dumps(counter))
+    text = "Cafe\u0301 et thé: 李华的母亲是王芳。"
+    assert copy.fingerprint == counter.fingerprint and copy.encode_native(text) == counter.encode_native(text)
+    assert copy.encode_with_offsets(text)[1].tolist() == counter.encode_with_offsets(text)[1].tolist()
 
 
 # --- names, cache, fingerprints -------------------------------------------------------------------
