@@ -21,6 +21,17 @@ def qwen():
     return load_tokenizer("qwen2.5")
 
 
+class Instrumented:
+    """``counter`` with its ``encode_native`` replaced by ``encode_native``; all else delegated."""
+
+    def __init__(self, counter, encode_native):
+        self._counter = counter
+        self.encode_native = encode_native
+
+    def __getattr__(self, name):
+        return getattr(self._counter, name)
+
+
 @pytest.mark.parametrize("cpus", [1, 2])
 def test_results_match_encoding_in_place_in_order(qwen, monkeypatch, cpus):
     monkeypatch.setattr(pipeline, "usable_cpus", lambda: cpus)
@@ -36,20 +47,16 @@ def test_encodes_run_outside_the_callers_thread_one_ahead(qwen, monkeypatch):
     seen: list[tuple[str, int]] = []
     produced: list[int] = []
 
-    class Recording:
-        def __getattr__(self, name):
-            return getattr(qwen, name)
-
-        def encode_native(self, text):
-            seen.append((threading.current_thread().name, int(text.split(":")[0].split()[1])))
-            return qwen.encode_native(text)
+    def recording(text):
+        seen.append((threading.current_thread().name, int(text.split(":")[0].split()[1])))
+        return qwen.encode_native(text)
 
     def drafts():
         for i, text in enumerate(TEXTS):
             produced.append(i)
             yield text, i
 
-    for draft, _, _ in encoded_ahead(Recording(), drafts()):
+    for draft, _, _ in encoded_ahead(Instrumented(qwen, recording), drafts()):
         # When draft i comes back, draft i + 1 has already been handed to the worker.
         assert produced[-1] == min(draft + 1, len(TEXTS) - 1)
     assert [i for _, i in seen] == list(range(len(TEXTS)))
@@ -61,49 +68,37 @@ def test_errors_surface_and_early_close_waits_for_the_encode_in_flight(qwen, mon
     started: list[int] = []
     finished: list[int] = []
 
-    class Slow:
-        def __getattr__(self, name):
-            return getattr(qwen, name)
+    def slow(text):
+        started.append(len(started))
+        time.sleep(0.05)
+        finished.append(len(finished))
+        return qwen.encode_native(text)
 
-        def encode_native(self, text):
-            started.append(len(started))
-            time.sleep(0.05)
-            finished.append(len(finished))
-            return qwen.encode_native(text)
-
-    ahead = encoded_ahead(Slow(), ((text, i) for i, text in enumerate(TEXTS)))
+    ahead = encoded_ahead(Instrumented(qwen, slow), ((text, i) for i, text in enumerate(TEXTS)))
     assert next(ahead)[0] == 0
     ahead.close()
     # Draft 1 was handed to the worker before draft 0 came back; close returns only when it is done.
     assert started == finished == [0, 1]
 
-    class Failing:
-        def __getattr__(self, name):
-            return getattr(qwen, name)
-
-        def encode_native(self, text):
-            raise ValueError(f"cannot encode {text[:8]!r}")
+    def failing(text):
+        raise ValueError(f"cannot encode {text[:8]!r}")
 
     with pytest.raises(ValueError, match="cannot encode 'Sample 0'"):
-        list(encoded_ahead(Failing(), ((text, i) for i, text in enumerate(TEXTS))))
+        list(encoded_ahead(Instrumented(qwen, failing), ((text, i) for i, text in enumerate(TEXTS))))
 
 
 def test_one_worker_thread_serves_every_generator_in_the_process(qwen, monkeypatch):
     monkeypatch.setattr(pipeline, "usable_cpus", lambda: 2)
     workers: set[int] = set()
 
-    class Recording:
-        def __getattr__(self, name):
-            return getattr(qwen, name)
+    def recording(text):
+        workers.add(threading.get_ident())
+        return qwen.encode_native(text)
 
-        def encode_native(self, text):
-            workers.add(threading.get_ident())
-            return qwen.encode_native(text)
-
-    list(encoded_ahead(Recording(), ((text, i) for i, text in enumerate(TEXTS))))
+    list(encoded_ahead(Instrumented(qwen, recording), ((text, i) for i, text in enumerate(TEXTS))))
     threads = threading.active_count()
     for _ in range(3):
-        list(encoded_ahead(Recording(), ((text, i) for i, text in enumerate(TEXTS))))
+        list(encoded_ahead(Instrumented(qwen, recording), ((text, i) for i, text in enumerate(TEXTS))))
     assert len(workers) == 1 and threading.get_ident() not in workers
     assert threading.active_count() == threads
 
