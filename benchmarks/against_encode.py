@@ -6,7 +6,7 @@ import gc
 import time
 from typing import Any, Callable, Iterable
 
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 
 def measure_against_encode(make: Callable[[], Iterable[dict[str, Any]]], tokens: TokenCounter, repeats: int) -> dict[str, Any]:

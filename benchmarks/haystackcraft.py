@@ -77,7 +77,7 @@ def assembly(docs: int, questions: int, tokenizer: str) -> None:
     titles, texts = corpus.corpus["title"].to_pylist(), corpus.corpus["text"].to_pylist()
     doc_tokens = count_documents(titles, texts, load_tokenizer(tokenizer))
     rows = qa.qa.to_pylist()
-    bm25 = BM25Retriever(titles, texts)
+    bm25 = BM25Retriever(titles, texts, render=render_document)
     needles = [np.asarray(q["support"], dtype=np.int64) for q in rows]
     ranked = rank_strategies(len(titles), [q["question"] for q in rows], needles, {"bm25": bm25}, 1000)["bm25"]
     spec = HaystackSpec(strategies=("bm25",), sizes=(128_000,))
@@ -106,7 +106,7 @@ def ppr(docs: int, queries: int) -> None:
         graph.pagerank(seeds, rng.random(params.seeds), params.damping)
         solve.append(time.perf_counter() - begin)
     titles, texts = corpus.corpus["title"].to_pylist(), corpus.corpus["text"].to_pylist()
-    bm25 = BM25Retriever(titles, texts)
+    bm25 = BM25Retriever(titles, texts, render=render_document)
     questions = qa.qa["question"].to_pylist()
     strategy = PprRetriever(bm25, graph, params)
     begin = time.perf_counter()
@@ -144,7 +144,7 @@ def dense(docs: int) -> None:
     corpus, _ = world_corpus_and_qa(docs, 10, 0)
     titles, texts = corpus.corpus["title"].to_pylist(), corpus.corpus["text"].to_pylist()
     begin = time.perf_counter()
-    DenseRetriever(titles, texts)
+    DenseRetriever(titles, texts, render=render_document)
     seconds = time.perf_counter() - begin
     _emit(case="e-dense", docs=docs, cpu_docs_per_s=round(docs / seconds, 1),
           cpu_days_for_wikipedia=round(WIKIPEDIA_ARTICLES / (docs / seconds) / 86400, 1),

@@ -21,7 +21,7 @@ from importlib.resources import files
 import click
 import numpy as np
 
-from generators.errors import TokenizerError
+from needlework.errors import TokenizerError
 from needlework.tokenizers import available_tokenizers, load_tokenizer
 
 

@@ -12,7 +12,7 @@ from datasets.info import DatasetInfo, DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
-from generators.errors import ReleaseError
+from needlework.errors import ReleaseError
 
 
 @dataclass(frozen=True)

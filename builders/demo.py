@@ -7,7 +7,7 @@ from pathlib import Path
 
 from builders import haystackcraft, needlebench, rulerv2, sequential_niah, world
 from generators.rulerv2.spec import RulerOptions
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 from generators.world.spec import WorldSpec
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from generators.errors import ReleaseError
+from needlework.errors import ReleaseError
 
 
 class ContentHash:

@@ -27,12 +27,12 @@ from builders.haystackcraft_inputs import HaystackInputs, read_inputs
 from builders.haystackcraft_ranking import rank_questions
 from builders.release import ReleaseWriter, base_manifest
 from builders.retrieval.metrics import appendix_l_markdown, retrieval_table
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.haystackcraft.assemble import RankedQuestion
 from generators.haystackcraft.prompt import DOCUMENT_JOINER, render_document
 from generators.haystackcraft.rows import haystack_rows, materialize
 from generators.haystackcraft.spec import DEFAULT_SIZES, ORDERINGS, STRATEGIES, HaystackSpec
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 from needlework.tokenizers import load_tokenizer
 
 DEFAULT_TOKENIZER = "qwen2.5"

@@ -15,7 +15,7 @@ from builders.sources.multihop_qa import read_qa
 from builders.sources.passages import read_passages
 from builders.sources.wikipedia import read_mediawiki_dump
 from builders.sources.world_corpus import world_corpus_and_qa
-from generators.errors import InputError
+from needlework.errors import InputError
 
 if TYPE_CHECKING:
     from builders.haystackcraft import HaystackCraftBuild

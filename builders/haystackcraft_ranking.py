@@ -12,6 +12,7 @@ from builders.retrieval.bm25 import BM25Retriever
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint
 from builders.retrieval.ppr import PprGraph
 from builders.retrieval.rank import make_strategies, rank_strategies
+from generators.haystackcraft.prompt import render_document
 from generators.haystackcraft.spec import strategy_parts
 
 if TYPE_CHECKING:
@@ -28,16 +29,16 @@ def rank_questions(spec: "HaystackCraftBuild", inputs: "HaystackInputs", titles:
     the corpus fingerprint, so a second build of the same corpus reuses them.
     """
     cache = RetrievalCache(Path(spec.cache) if spec.cache else None)
-    corpus_fp = corpus_fingerprint(titles, texts)
+    corpus_fp = corpus_fingerprint(titles, texts, render_document)
     bases = {strategy_parts(s)[0] for s in spec.strategies}
     needs_bm25 = bool(bases & {"bm25", "hybrid"})
     needs_dense = bool(bases & {"dense", "hybrid"})
-    bm25 = BM25Retriever(titles, texts, cache=cache, corpus_fp=corpus_fp, show_progress=progress) if needs_bm25 else None
+    bm25 = BM25Retriever(titles, texts, render=render_document, cache=cache, corpus_fp=corpus_fp, show_progress=progress) if needs_bm25 else None
     dense = None
     if needs_dense:
         from builders.retrieval.dense import DenseRetriever
 
-        dense = DenseRetriever(titles, texts, model=spec.dense_model or None, cache=cache, corpus_fp=corpus_fp,
+        dense = DenseRetriever(titles, texts, render=render_document, model=spec.dense_model or None, cache=cache, corpus_fp=corpus_fp,
                                show_progress=progress)
     graph = None
     if any(strategy_parts(s)[1] for s in spec.strategies):

@@ -13,7 +13,7 @@ from builders.card import CardFacts
 from builders.release import ReleaseWriter, base_manifest
 from builders.sources.filler import WORLD, read_filler, text_attribution
 from builders.sources.person_names import faker_person_names
-from generators.errors import BudgetError, SpecError
+from needlework.errors import BudgetError, SpecError
 from generators.needlebench.atc import generate_atc
 from generators.needlebench.filler import Filler
 from generators.needlebench.spec import (
@@ -21,7 +21,7 @@ from generators.needlebench.spec import (
     DEFAULT_REPEATS, LANGS, QUESTION_TYPES, SPARSE_TASKS, TASKS, AtcSpec, SparseSpec,
 )
 from generators.needlebench.sparse import generate_sparse
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 from needlework.tokenizers import load_tokenizer
 
 DEFAULT_TOKENIZER = "cl100k_base"

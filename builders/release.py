@@ -7,16 +7,14 @@ Layout::
     {config}/{split}-{i:05d}-of-{n:05d}.parquet     row shards, written as rows arrive
 
 The release is written into a hidden temporary folder beside the target and swapped into place
-only when complete, so an interrupted build leaves the previous release (or nothing) at the
-target. Rows are buffered one row group at a time; memory does not grow with the row count.
+only when complete (:func:`needlework.atomic.atomic_folder`), so an interrupted build leaves the
+previous release (or nothing) at the target. Rows are buffered one row group at a time; memory does not grow with the row count.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -28,8 +26,9 @@ import pyarrow.parquet as pq
 
 from builders.card import CardFacts, render_card
 from builders.hashing import ContentHash
-from generators.errors import ReleaseError
 from needlework import __version__
+from needlework.atomic import atomic_folder, recover_interrupted
+from needlework.errors import ReleaseError
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
@@ -138,13 +137,12 @@ class ReleaseWriter:
         self._features: dict[str, datasets.Features] = {}
         self._splits: dict[tuple[str, str], _SplitWriter] = {}
         self._tmp: Path | None = None
+        self._folder = contextlib.ExitStack()
 
     def __enter__(self) -> "ReleaseWriter":
-        self.out.parent.mkdir(parents=True, exist_ok=True)
-        _recover_interrupted(self.out)
+        recover_interrupted(self.out)
         _check_replaceable(self.out)
-        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.{os.getpid()}.", suffix=".partial", dir=self.out.parent))
-        self._tmp.chmod(0o755)  # mkdtemp makes it private; a release is meant to be shared
+        self._tmp = self._folder.enter_context(atomic_folder(self.out))
         return self
 
     def declare(self, config: str, features: datasets.Features) -> None:
@@ -179,13 +177,11 @@ class ReleaseWriter:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         assert self._tmp is not None
-        try:
-            if exc_type is None:
-                self._finish(self._tmp)
-                _swap_into_place(self._tmp, self.out)
-        finally:
-            if self._tmp.exists():
-                shutil.rmtree(self._tmp, ignore_errors=True)
+        if exc_type is not None:  # the folder is dropped and the exception goes on
+            self._folder.__exit__(exc_type, exc, tb)
+            return
+        with self._folder:
+            self._finish(self._tmp)
 
     def _finish(self, tmp: Path) -> None:
         configs: dict[str, dict] = {}
@@ -235,37 +231,3 @@ def is_release(folder: Path) -> bool:
 def _check_replaceable(out: Path) -> None:
     if out.exists() and not (out.is_dir() and (is_release(out) or not any(out.iterdir()))):
         raise ReleaseError(f"{out} exists and is not a needlework release; refusing to replace it")
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _recover_interrupted(out: Path) -> None:
-    """Clean up after builds of ``out`` that were killed: remove their partial folders, and put
-    back a previous release that a kill left stranded between the two renames of a swap."""
-    for stale in sorted(out.parent.glob(f".{out.name}.*.partial")) + sorted(out.parent.glob(f".{out.name}.old-*")):
-        pid = stale.name.removeprefix(f".{out.name}.").removeprefix("old-").split(".")[0]
-        if not pid.isdigit() or _pid_alive(int(pid)):
-            continue
-        if stale.name.endswith(".partial") or out.exists():
-            shutil.rmtree(stale, ignore_errors=True)
-        else:
-            stale.rename(out)
-
-
-def _swap_into_place(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp`` with renames, so readers never see a partial release."""
-    if not out.exists():
-        tmp.rename(out)
-        return
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    out.rename(old)
-    tmp.rename(out)
-    shutil.rmtree(old, ignore_errors=True)

@@ -13,13 +13,13 @@ from tqdm.auto import tqdm
 from builders.card import CardFacts
 from builders.release import ReleaseWriter, base_manifest
 from builders.sources.rulerv2 import WORLD, attribution, resolve_docqa, resolve_mcq
-from generators.errors import BudgetError, SpecError
+from needlework.errors import BudgetError, SpecError
 from generators.rulerv2.items import generate as generate_items
 from generators.rulerv2.items import prepare_materials
 from generators.rulerv2.niah_basic import KeyWords
 from generators.rulerv2.niah_basic import generate as generate_basic
 from generators.rulerv2.spec import TASKS, ItemTaskSpec, NiahBasicSpec, RulerOptions
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
 NEEDLE = datasets.Features(

@@ -17,7 +17,7 @@ from builders.sources.filler import text_attribution
 from builders.sources.icews import read_icews
 from builders.sources.long_texts import read_long_texts
 from builders.sources.ordered_qa import read_ordered_questions
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.assemble import generate_samples
 from generators.sequential_niah.judge import JudgeSpec, build_judge_sets
@@ -32,7 +32,7 @@ from generators.sequential_niah.tkg import TkgSpec, tkg_qas
 from generators.sequential_niah.world_qa import (
     WorldTemporalSpec, world_logical_qas, world_synthetic_qas, world_temporal_qas,
 )
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 from generators.world.spec import WorldSpec
 from generators.world.tables import generate_world
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer

@@ -9,7 +9,7 @@ import yaml
 
 from builders.hashing import hash_parquet_files
 from builders.release import CARD, MANIFEST
-from generators.errors import ReleaseError
+from needlework.errors import ReleaseError
 
 
 def read_manifest(release: Path) -> dict:

@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 
 from builders.card import CardFacts
 from builders.release import ReleaseWriter, base_manifest
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 from generators.world.questions import QuestionStats
 from generators.world.spec import WorldSpec
 from generators.world.tables import (

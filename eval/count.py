@@ -12,7 +12,7 @@ from typing import Any
 
 from eval.runner import RunSpec, tasked_rows
 from eval.release import open_release
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from needlework.tokenizers import load_tokenizer
 
 CHAT_TOKENS_PER_MESSAGE = 4

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from generators.errors import InputError, ReleaseError
+from needlework.errors import InputError, ReleaseError
 
 MANIFEST = "manifest.json"
 ROW_BATCH = 64

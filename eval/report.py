@@ -22,9 +22,7 @@ The runs are read by :mod:`eval.report_runs` and drawn by :mod:`eval.report_plot
 from __future__ import annotations
 
 import math
-import os
 import re
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +56,8 @@ from eval.report_runs import (
     pooled_score,
 )
 from eval.tasks.rulerv2 import DOMAINS, LEVELS
-from generators.errors import SpecError
+from needlework.atomic import atomic_write
+from needlework.errors import SpecError
 
 REPORT = "report.md"
 SCORE_VS_LENGTH = "score_vs_length.png"
@@ -102,40 +101,40 @@ def write_report(run_dirs: Sequence[Path], out_dir: Path) -> ReportFiles:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     plots = [out_dir / SCORE_VS_LENGTH]
-    _write_atomic(plots[0], png_bytes(plot_score_vs_length(runs)))
+    atomic_write(plots[0], png_bytes(plot_score_vs_length(runs)))
     heatmaps: dict[str, str] = {}
     for config in depth_configs(runs):
         path = out_dir / heatmap_name(config)
-        _write_atomic(path, png_bytes(plot_depth_heatmap(runs, config)))
+        atomic_write(path, png_bytes(plot_depth_heatmap(runs, config)))
         heatmaps[config] = path.name
         plots.append(path)
     levels_plot = None
     if level_runs(runs):
         plots.append(out_dir / LEVELS_PLOT)
-        _write_atomic(plots[-1], png_bytes(plot_levels(runs)))
+        atomic_write(plots[-1], png_bytes(plot_levels(runs)))
         levels_plot = LEVELS_PLOT
     atc_curve = None
     if atc_runs(runs):
         plots.append(out_dir / ATC_CURVE)
-        _write_atomic(plots[-1], png_bytes(plot_atc_curve(runs)))
+        atomic_write(plots[-1], png_bytes(plot_atc_curve(runs)))
         atc_curve = ATC_CURVE
     needle_heatmaps: dict[tuple[str, int], str] = {}
     for config, count in needle_heatmap_keys(runs):
         plots.append(out_dir / needle_heatmap_name(config, count))
         figure = plot_depth_heatmap(runs, config, cells=[needle_cells(r, config, count) for r in runs],
                                     title=f"{config}, {count} needles")
-        _write_atomic(plots[-1], png_bytes(figure))
+        atomic_write(plots[-1], png_bytes(figure))
         needle_heatmaps[(config, count)] = plots[-1].name
     sections = list(needlebench_section(runs, atc_curve, needle_heatmaps))
     for draw_plots, section in BENCHMARK_SECTIONS:
         drawn: dict[str, str] = {}
         for view, name, draw in draw_plots(runs):
             plots.append(out_dir / name)
-            _write_atomic(plots[-1], png_bytes(draw()))
+            atomic_write(plots[-1], png_bytes(draw()))
             drawn[view] = name
         sections += section(runs, drawn)
     markdown = out_dir / REPORT
-    _write_atomic(markdown, render_markdown(runs, SCORE_VS_LENGTH, heatmaps, levels_plot, sections).encode("utf-8"))
+    atomic_write(markdown, render_markdown(runs, SCORE_VS_LENGTH, heatmaps, levels_plot, sections).encode("utf-8"))
     return ReportFiles(markdown=markdown, plots=tuple(plots))
 
 
@@ -333,15 +332,3 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; a report is meant to be shared
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.tasks.rulerv2 import domain_and_level
-from generators.errors import InputError
+from needlework.errors import InputError
 
 RESULTS = "results.json"
 CELL_FIELDS = ("config", "length", "score", "n")

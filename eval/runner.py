@@ -25,8 +25,9 @@ from eval.release import Release, open_release
 from eval.results import SCHEMA_VERSION, aggregate_scores, count_outcomes, score_samples, usage_and_timing
 from eval.store import SAMPLES, SampleWriter, is_done, latest_records
 from eval.tasks import Task, TaskOptions, get_task, task_name_for_row
-from generators.errors import InputError, NeedleworkError, SpecError
+from needlework.errors import InputError, NeedleworkError, SpecError
 from needlework import __version__
+from needlework.atomic import atomic_write
 
 RUN_FILE, RESULTS_FILE = "run.json", "results.json"
 DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}
@@ -349,7 +350,4 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 def _write_json(path: Path, data: Mapping[str, Any], indent: int | None = 2) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=indent, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data, indent=indent, sort_keys=True, ensure_ascii=False) + "\n")

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from generators.errors import InputError
+from needlework.errors import InputError
 
 SAMPLES = "samples.jsonl"
 FSYNC_EVERY_S = 1.0

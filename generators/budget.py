@@ -33,8 +33,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from generators.errors import BudgetError, SpecError
-from generators.tokens import TokenCounter
+from needlework.errors import BudgetError, SpecError
+from needlework.tokens import TokenCounter
 
 JOIN_SLACK = 4
 """Tokens a prompt may fall short of its limit beyond the unit that did not fit.

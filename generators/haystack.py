@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from generators.budget import Fitted, Rendered, TokenBudget, boundary_at_depth, fit_prompt
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 
 @dataclass(frozen=True)

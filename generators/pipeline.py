@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 T = TypeVar("T")
 

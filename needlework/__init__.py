@@ -1,8 +1,11 @@
 """needlework: long-context needle-in-a-haystack benchmarks as versioned Hugging Face datasets.
 
-The top-level ``needlework`` package holds what builders and eval share (the version and the
-tokenizer backends) and the command line; benchmarks live in ``generators``, ``builders`` and
-``eval``.
+The ``needlework`` package is the ground floor that every layer may import and that imports none
+of them: the error hierarchy (:mod:`needlework.errors`), the token-counting protocol and its
+tokenizer backends (:mod:`needlework.tokens`, :mod:`needlework.tokenizers`), atomic file and folder
+writes (:mod:`needlework.atomic`), command-line helpers (:mod:`needlework.cliutil`) and the
+version. Benchmarks live above it in ``generators``, ``builders`` and ``eval``; the ``needlework``
+command is :mod:`builders.cli`.
 """
 
 from importlib import metadata

@@ -7,7 +7,7 @@ from typing import Callable, TypeVar
 
 import click
 
-from generators.errors import NeedleworkError
+from needlework.errors import NeedleworkError
 
 F = TypeVar("F", bound=Callable)
 

@@ -12,11 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Callable, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
+
+
+DocumentRenderer = Callable[[str, str], str]
+"""``render(title, text)``: a corpus row as the text a retriever indexes. A benchmark passes its own
+(HaystackCraft: ``Article Title: {title}\n{text}``), so retrieval depends on no benchmark; the
+corpus fingerprint hashes the rendered texts, so cached artifacts follow the renderer too."""
 
 
 class Hits(NamedTuple):

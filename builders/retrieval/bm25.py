@@ -6,7 +6,7 @@ stemmer would need PyStemmer, which is not a dependency). Scoring is bm25s's ``"
 idf = ln(1 + (N - df + 0.5) / (df + 0.5)) and tf part = tf / (tf + k1 (1 - b + b |d| / avgdl)),
 with Pyserini's default k1 = 0.9, b = 0.4, since the paper's BM25 ran on Pyserini's Lucene index.
 
-Every corpus row is indexed as ``render_document(title, text)``. The index is saved in the
+Every corpus row is indexed as ``render(title, text)``, the renderer the caller passes. The index is saved in the
 retrieval cache, keyed by corpus and settings, so a second build loads it.
 """
 
@@ -21,10 +21,9 @@ import bm25s
 import numpy as np
 from tqdm.auto import tqdm
 
-from builders.retrieval.base import LastCall, check_corpus
+from builders.retrieval.base import DocumentRenderer, LastCall, check_corpus
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
-from generators.errors import SpecError
-from generators.haystackcraft.prompt import DOCUMENT_TEMPLATE, render_document
+from needlework.errors import SpecError
 
 STOPWORDS = "en"
 """bm25s's English stopword list."""
@@ -52,6 +51,7 @@ class BM25Retriever:
     Args:
         titles: Corpus titles in doc-id order.
         texts: Corpus texts, aligned with ``titles``.
+        render: How a (title, text) row becomes the indexed text.
         k1: BM25 term-frequency saturation.
         b: BM25 length normalization.
         cache: Where to keep the index; ``None`` builds it in memory every time.
@@ -66,6 +66,7 @@ class BM25Retriever:
         titles: Sequence[str],
         texts: Sequence[str],
         *,
+        render: DocumentRenderer,
         k1: float = 0.9,
         b: float = 0.4,
         cache: RetrievalCache | None = None,
@@ -84,12 +85,12 @@ class BM25Retriever:
             "lower": True,
             "stopwords": STOPWORDS,
             "stemmer": None,
-            "document": DOCUMENT_TEMPLATE,
         }
         self.fingerprint = fingerprint_of(self.config)
         self.n_docs = len(titles)
         self.loaded_from_cache = False
         self._last = LastCall()
+        self._render = render
         self._index = self._load_or_build(titles, texts, cache, corpus_fp, show_progress)
 
     def _load_or_build(
@@ -101,14 +102,14 @@ class BM25Retriever:
         show_progress: bool,
     ) -> bm25s.BM25:
         def build() -> bm25s.BM25:
-            rendered = [render_document(t, x) for t, x in tqdm(
+            rendered = [self._render(t, x) for t, x in tqdm(
                 zip(titles, texts), total=len(titles), desc="render for BM25", unit="doc", disable=not show_progress
             )]
             return build_index(rendered, self.config["k1"], self.config["b"], show_progress)
 
         if cache is None:
             return build()
-        corpus_fp = corpus_fp or corpus_fingerprint(titles, texts)
+        corpus_fp = corpus_fp or corpus_fingerprint(titles, texts, self._render)
         found = cache.load_dir(corpus_fp, self.fingerprint, INDEX_ARTIFACT)
         if found is not None:
             try:

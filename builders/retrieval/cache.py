@@ -16,15 +16,14 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from generators.haystackcraft.prompt import render_document
+from builders.retrieval.base import DocumentRenderer
+from needlework.atomic import atomic_folder, atomic_path, atomic_write
 
 CACHE_VARIABLE = "NEEDLEWORK_CACHE"
 """Environment variable naming the cache folder (default ``~/.cache/needlework``)."""
@@ -51,16 +50,16 @@ def cache_key(corpus_fp: str, retriever_fp: str, what: str) -> str:
     return fingerprint_of({"corpus": corpus_fp, "retriever": retriever_fp, "what": what})
 
 
-def corpus_fingerprint(titles: Iterable[str], texts: Iterable[str]) -> str:
+def corpus_fingerprint(titles: Iterable[str], texts: Iterable[str], render: DocumentRenderer) -> str:
     """sha256 over the rendered documents in corpus order, streamed one document at a time.
 
-    Each document is ``render_document(title, text)`` (what the retrievers index) as UTF-8,
-    preceded by its byte length (8 bytes, big-endian) so that no two different corpora can
-    produce the same byte stream.
+    Each document is ``render(title, text)`` (what the retrievers index) as UTF-8, preceded by its
+    byte length (8 bytes, big-endian) so that no two different corpora can produce the same byte
+    stream. A different renderer gives a different fingerprint, so no artifact is reused across them.
     """
     digest = hashlib.sha256()
     for title, text in zip(titles, texts, strict=True):
-        data = render_document(title, text).encode("utf-8")
+        data = render(title, text).encode("utf-8")
         digest.update(len(data).to_bytes(8, "big"))
         digest.update(data)
     return digest.hexdigest()
@@ -111,19 +110,11 @@ class RetrievalCache:
         batch by batch. If the block raises, the temporary file is removed and nothing is cached.
         """
         final = self.entry(corpus_fp, retriever_fp, what).with_suffix(".npy")
-        final.parent.mkdir(parents=True, exist_ok=True)
-        handle, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.stem[:12]}-", suffix=".npy.tmp")
-        os.close(handle)
-        tmp = Path(tmp_name)
-        try:
+        with atomic_path(final) as tmp:
             out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.dtype(dtype), shape=tuple(shape))
             yield out
             out.flush()
             del out
-            os.replace(tmp, final)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
         self._write_meta(final.with_suffix(".json"), corpus_fp, retriever_fp, what)
 
     def load_dir(self, corpus_fp: str, retriever_fp: str, what: str) -> Path | None:
@@ -138,25 +129,11 @@ class RetrievalCache:
         (both were built from the same inputs).
         """
         final = self.entry(corpus_fp, retriever_fp, what)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name[:12]}-", suffix=".tmp"))
-        try:
+        with atomic_folder(final, existing="keep") as tmp:
             build(tmp)
-            os.rename(tmp, final)
-        except OSError:
-            if not final.is_dir():
-                shutil.rmtree(tmp, ignore_errors=True)
-                raise
-            shutil.rmtree(tmp, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
         self._write_meta(final.with_suffix(".json"), corpus_fp, retriever_fp, what)
         return final
 
     @staticmethod
     def _write_meta(path: Path, corpus_fp: str, retriever_fp: str, what: str) -> None:
-        handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=".meta-", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(canonical_json({"corpus": corpus_fp, "retriever": retriever_fp, "what": what}) + "\n")
-        os.replace(tmp, path)
+        atomic_write(path, canonical_json({"corpus": corpus_fp, "retriever": retriever_fp, "what": what}) + "\n")

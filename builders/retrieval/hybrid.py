@@ -15,7 +15,7 @@ import numpy as np
 
 from builders.retrieval.base import LastCall, Retriever, full_ranks
 from builders.retrieval.cache import fingerprint_of
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 K_RRF = 60
 """The usual RRF constant (Cormack et al.; Azure AI Search's default)."""

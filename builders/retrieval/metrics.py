@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from builders.retrieval.base import StrategyRanking
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 NS: tuple[int, ...] = (10, 20, 40, 80, 160)
 """The paper's cut-offs (documents retrieved)."""

@@ -35,7 +35,7 @@ from sknetwork.ranking import PageRank
 
 from builders.retrieval.base import OrderKeys, Retriever, top_k
 from builders.retrieval.cache import fingerprint_of
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 N_ITER = 1000
 """Most power iterations per query (a cap; convergence to :data:`TOL` normally stops far sooner)."""

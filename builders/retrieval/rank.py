@@ -19,7 +19,7 @@ from builders.retrieval.base import Retriever, StrategyRanking, order_keys, rank
 from builders.retrieval.cache import RetrievalCache, fingerprint_of
 from builders.retrieval.hybrid import HybridRetriever
 from builders.retrieval.ppr import PprGraph, PprParams, PprRetriever
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.haystackcraft.spec import STRATEGIES
 
 def make_strategies(

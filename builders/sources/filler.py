@@ -22,7 +22,7 @@ from pathlib import Path
 
 from builders.hashing import file_sha256, folder_sha256
 from builders.sources.records import TABLE_SUFFIXES, read_records, require_field
-from generators.errors import InputError
+from needlework.errors import InputError
 from generators.world.articles import render_article
 from generators.world.lexicon_en import LEXICON as EN_LEXICON
 from generators.world.lexicon_zh import LEXICON as ZH_LEXICON

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.sources.records import read_records, require_field
-from generators.errors import InputError
+from needlework.errors import InputError
 from generators.rulerv2.pools import Document, DocQaPool, DocQuestion
 
 JSON_SUFFIXES = (".json", ".jsonl")

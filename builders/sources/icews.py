@@ -17,7 +17,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from builders.hashing import file_sha256
-from generators.errors import InputError
+from needlework.errors import InputError
 from generators.sequential_niah.tkg import Quad
 
 ENTITY_FILE = "entity2id.txt"

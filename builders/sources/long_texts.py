@@ -33,7 +33,7 @@ from typing import Any
 from builders.hashing import file_sha256, folder_sha256
 from builders.sources.filler import HUB, TEXT_SUFFIX, WORLD_FILLER, read_filler
 from builders.sources.records import TABLE_SUFFIXES, read_records, require_field
-from generators.errors import InputError
+from needlework.errors import InputError
 from generators.sequential_niah.spec import LANGS
 from generators.sequential_niah.texts import SourceText
 from generators.world.tables import corpus_rows, generate_world

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.sources.records import TABLE_SUFFIXES, csv_rows, read_records, require_field
-from generators.errors import InputError
+from needlework.errors import InputError
 from generators.rulerv2.pools import LETTERS, Mcq, McqPool
 
 SPLITS = ("test", "dev")

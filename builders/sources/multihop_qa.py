@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from builders.sources.corpus_read import CorpusRead, normalize_title
 from builders.sources.records import read_records, require_field
-from generators.errors import InputError
+from needlework.errors import InputError
 
 QA_SCHEMA = pa.schema([
     pa.field("qid", pa.string()),

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from builders.sources.records import TABLE_SUFFIXES, read_records, require_field
-from generators.errors import InputError, SpecError
+from needlework.errors import InputError, SpecError
 from generators.sequential_niah.logical import OrderedQuestion, asks_for_order
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.spec import LANGS

@@ -36,7 +36,7 @@ import ahocorasick
 
 from builders.sources.corpus_read import CorpusRead, corpus_table, links_table, title_index
 from builders.sources.records import read_records, require_field
-from generators.errors import InputError
+from needlework.errors import InputError
 
 SUFFIXES = (".json", ".jsonl", ".parquet")
 MIN_LINK_TITLE_CHARS = 4

@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from generators.errors import InputError
+from needlework.errors import InputError
 
 TABLE_SUFFIXES = (".csv", ".json", ".jsonl", ".parquet")
 

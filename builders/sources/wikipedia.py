@@ -37,7 +37,7 @@ from mwparserfromhell.wikicode import Wikicode
 from tqdm import tqdm
 
 from builders.sources.corpus_read import CorpusRead, corpus_table, links_from_arrays, normalize_title
-from generators.errors import InputError, SpecError
+from needlework.errors import InputError, SpecError
 
 SOURCE = "wikipedia"
 CHUNK_PAGES = 8

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterable, Literal, Mapping, Protocol
 
-from generators.errors import NeedleworkError
+from needlework.errors import NeedleworkError
 
 Message = Mapping[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""

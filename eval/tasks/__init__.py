@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping
 
 from eval.tasks import haystackcraft, needlebench, rulerv2, sequential_niah
 from eval.tasks.base import Task, TaskOptions
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 TaskFactory = Callable[[TaskOptions], Task]
 

@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 from eval.backends.base import Message
 from eval.scoring import exact_match, max_f1
 from eval.tasks.base import TaskOptions, strip_reasoning
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 BENCHMARK = "haystackcraft"
 STATIC = f"{BENCHMARK}/static"

@@ -27,7 +27,7 @@ from eval.backends.base import Message
 from eval.scoring import exact_answer_match, keyword_match, keyword_recall
 from eval.tasks.base import TaskOptions, strip_reasoning
 from eval.tasks.rulerv2 import last_boxed
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 BENCHMARK = "needlebench"
 TASK_TITLES: dict[str, str] = {

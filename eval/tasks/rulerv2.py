@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping, Sequence
 from eval.backends.base import Message
 from eval.scoring import Aggregate, ruler_score
 from eval.tasks.base import TaskOptions, strip_reasoning
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 BENCHMARK = "rulerv2"
 DEPTH_BIN_PERCENT = 10

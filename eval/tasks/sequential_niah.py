@@ -53,7 +53,7 @@ from scipy.optimize import linear_sum_assignment
 
 from eval.backends.base import Backend, Message, Request
 from eval.tasks.base import TaskOptions, strip_reasoning
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.sequential_niah.prompts import judge_prompt, order_type_of, parse_eval_label
 from generators.sequential_niah.spec import BENCHMARK
 from generators.text import split_sentences

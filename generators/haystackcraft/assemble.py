@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from generators.budget import boundary_at_depth, units_that_fit
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.haystackcraft.spec import ORDERINGS, RANDOM_PREFIX
 
 MIN_CUT_TOKENS = 16

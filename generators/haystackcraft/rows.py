@@ -13,12 +13,12 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from generators.budget import MAX_ROUNDS, cut_at_tokens, token_indices
-from generators.errors import BudgetError
+from needlework.errors import BudgetError
 from generators.haystackcraft.assemble import RankedQuestion, assemble_haystack, order_haystack
 from generators.haystackcraft.prompt import DOCUMENT_JOINER, prompt_parts
 from generators.haystackcraft.spec import BENCHMARK, RANDOM_PREFIX, HaystackSpec, strategy_parts
 from generators.seeding import rng_for
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 DocumentLookup = Callable[[np.ndarray], Sequence[str]]
 """Rendered documents (``render_document``) for an array of doc ids, in the same order."""

@@ -20,7 +20,7 @@ from generators.needlebench.spec import AtcSpec
 from generators.needlebench.templates import KINSHIP, kinship_tail
 from generators.pipeline import encoded_ahead
 from generators.seeding import rng_for
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 
 @dataclass(frozen=True)

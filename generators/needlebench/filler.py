@@ -15,9 +15,9 @@ from typing import Sequence
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.text import split_sentences
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 DOCUMENT_SEPARATOR = "\n\n"
 

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 ANCESTOR_ROLES: dict[str, tuple[tuple[str, int], ...]] = {
     "en": (

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.world.draws import Draws
 from generators.world.names import NameForge
 

@@ -30,7 +30,7 @@ from generators.needlebench.rows import BENCHMARK, NEEDLE_SEPARATOR, placed_need
 from generators.needlebench.spec import RETRIEVAL, SparseSpec
 from generators.needlebench.templates import KINSHIP, SPARSE, kinship_tail
 from generators.seeding import rng_for
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 Task = Literal["s-rt", "m-rt", "m-rs", "atc"]
 Lang = Literal["en", "zh"]

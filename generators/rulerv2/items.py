@@ -24,13 +24,13 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from generators.budget import DigitCounts, PieceCounts, Rendered, TokenBudget, fit_prompt, render_alone, units_that_fit
-from generators.errors import BudgetError, SpecError
+from needlework.errors import BudgetError, SpecError
 from generators.rulerv2.niah_basic import draw_unique
 from generators.rulerv2.pools import DocQaPool, McqPool
 from generators.rulerv2.spec import ItemTaskSpec
 from generators.rulerv2.templates import ACTUAL_TASK, EXAMPLES_HEADER, ITEM_TASKS, ItemTemplate, ordinal
 from generators.seeding import rng_for
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 BENCHMARK = "rulerv2"
 GOLD_ATTEMPTS = 64

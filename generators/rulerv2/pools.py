@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 LETTERS = ("A", "B", "C", "D")
 

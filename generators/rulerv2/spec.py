@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 NiahTask = Literal["mk_niah", "mv_niah"]
 Domain = Literal["mk_niah", "mv_niah", "mdqa"]

@@ -17,7 +17,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Sequence, TypeVar
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.rulerv2.pools import LETTERS, Document, DocQaPool, DocQuestion, Mcq, McqPool
 from generators.seeding import rng_for
 from generators.world.articles import fact_sentence, render_article

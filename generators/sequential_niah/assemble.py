@@ -34,14 +34,14 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from generators.budget import JOIN_SLACK, token_indices
-from generators.errors import BudgetError, SpecError
+from needlework.errors import BudgetError, SpecError
 from generators.pipeline import encoded_ahead
 from generators.seeding import rng_for
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.spec import BENCHMARK, LENGTH_BUCKETS, PROMPT_FRAMES, LengthBucket
 from generators.sequential_niah.texts import LINE_BREAKS, LongText, bucket_named
 from generators.text import sentence_ends
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 NEEDLE_LINE = "\n"
 """What ends a needle's line (and starts it, unless the text before already ends a line)."""

@@ -15,7 +15,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")

@@ -39,7 +39,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.prompts import judge_prompt, order_type_of
 from generators.sequential_niah.qa import SequentialQA

@@ -19,7 +19,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.spec import BENCHMARK, LANGS, NEEDLE_COUNT_RANGE

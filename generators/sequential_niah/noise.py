@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from generators.errors import BudgetError, SpecError
+from needlework.errors import BudgetError, SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.assemble import (
     Draft, Layout, OnError, layout_of_row, make_draft, rows_from_drafts, sentence_boundaries,
@@ -41,7 +41,7 @@ from generators.sequential_niah.assemble import (
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.spec import BENCHMARK, LENGTH_BUCKETS, LengthBucket
 from generators.sequential_niah.texts import LongText, bucket_named
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 NOISE_TYPES: tuple[str, ...] = ("tiny-movement", "significant-movement", "reorder", "semantic-noise")
 VARIATIONS = 3

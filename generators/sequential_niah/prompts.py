@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any, Literal, get_args
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 PromptKind = Literal["reason", "temporal", "logical"]
 PROMPT_KINDS: tuple[str, ...] = get_args(PromptKind)

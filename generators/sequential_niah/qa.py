@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.sequential_niah.spec import LANGS, PIPELINES
 
 

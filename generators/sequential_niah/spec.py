@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 BENCHMARK = "sequential-niah"
 

@@ -29,7 +29,7 @@ from typing import Hashable, Iterator, Mapping, Sequence, TypeVar
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.spec import BENCHMARK, FULL_SPLIT_SIZES, LANGS, PIPELINES, QA_SHARES, TEXT_SHARES

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.dates import (
     add_days, canonical_date, describe_period, expand_period, month_end, needle_date,

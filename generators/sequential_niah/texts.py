@@ -24,10 +24,10 @@ from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.sequential_niah.spec import LANGS, LENGTH_BUCKETS, LengthBucket
 from generators.text import sentence_ends
-from generators.tokens import TokenCounter
+from needlework.tokens import TokenCounter
 
 Origin = Literal["whole", "cut", "joined"]
 

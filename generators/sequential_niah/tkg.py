@@ -27,7 +27,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.cameo import predicates
 from generators.sequential_niah.dates import (

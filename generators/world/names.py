@@ -12,7 +12,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.world.draws import Draws
 from generators.world.name_data import (
     AVOID_NAMES, AVOID_SUBSTRINGS, AVOID_TITLE_PAIRS, FINAL_ONLY, INITIAL_SYLLABLES, NAME_PATTERNS, SYLLABLES, TITLE_ADJECTIVES, TITLE_NOUNS, TITLE_PATTERNS,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.world.draws import Draws
 from generators.world.lexicon import Lexicon

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, Literal, NamedTuple, Sequence
 
-from generators.errors import NeedleworkError
+from needlework.errors import NeedleworkError
 
 
 class Unsolvable(NeedleworkError, ValueError):

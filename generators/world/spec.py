@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generators.errors import SpecError
+from needlework.errors import SpecError
 
 LANGS: tuple[str, ...] = ("en", "zh")
 DEFAULT_HOP_MIX: tuple[float, float, float, float] = (0.20, 0.58, 0.156, 0.064)

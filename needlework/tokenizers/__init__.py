@@ -1,6 +1,6 @@
 """Exact token counting for the tokenizers benchmarks are built for.
 
-``load_tokenizer(spec)`` returns a ``generators.tokens.TokenCounter``. Specs are the names in
+``load_tokenizer(spec)`` returns a ``needlework.tokens.TokenCounter``. Specs are the names in
 ``available_tokenizers()`` (byte-level BPE vocabularies shipped inside installed packages, run by
 tiktoken) or ``hf:PATH_OR_HUB_ID`` for any Hugging Face ``tokenizer.json``.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from generators.errors import TokenizerError
-from generators.tokens import TokenCounter
+from needlework.errors import TokenizerError
+from needlework.tokens import TokenCounter
 from needlework.tokenizers.hf_counter import HFTokenizerCounter, download_tokenizer_json, resolve_hf_target
 from needlework.tokenizers.named import NAMED_ENCODINGS, describe_names, load_named, named_entry
 from needlework.tokenizers.tiktoken_counter import TiktokenCounter

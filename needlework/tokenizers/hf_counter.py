@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Encoding, Tokenizer
 
-from generators.errors import TokenizerError
+from needlework.errors import TokenizerError
 from needlework.tokenizers._common import canonical_sha256, repair_surrogates
 
 # The sections that decide which ids a text gets once added tokens and post-processing are off.

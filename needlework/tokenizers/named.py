@@ -8,7 +8,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-from generators.errors import TokenizerError
+from needlework.errors import TokenizerError
 from needlework.tokenizers.tiktoken_counter import Normalization, TiktokenCounter
 
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 import tiktoken
 
-from generators.errors import TokenizerError
+from needlework.errors import TokenizerError
 from needlework.tokenizers._common import canonical_sha256
 
 Normalization = Literal["NFC"]

@@ -1,3 +1,0 @@
-from needlework.cli import main
-
-main()

