@@ -15,8 +15,8 @@ import numpy as np
 
 from generators.budget import token_indices
 from generators.needlebench.kinship import SENTENCE_JOINER, PersonNames, answer_question, kinship_chain
-from generators.needlebench.rows import BENCHMARK, needle_records, row
-from generators.needlebench.spec import AtcSpec
+from generators.needlebench.rows import needle_records, row
+from generators.needlebench.spec import BENCHMARK, AtcSpec
 from generators.needlebench.templates import KINSHIP, kinship_tail
 from generators.pipeline import encoded_ahead
 from generators.seeding import rng_for

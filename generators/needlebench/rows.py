@@ -6,7 +6,6 @@ from typing import Any, Sequence
 
 from generators.budget import Placement
 
-BENCHMARK = "needlebench"
 NEEDLE_SEPARATOR: dict[str, str] = {"en": " ", "zh": ""}
 """What follows a needle sentence placed between filler sentences (English needs a space)."""
 

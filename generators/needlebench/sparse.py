@@ -26,8 +26,8 @@ from generators.haystack import Frame, fill_haystack
 from generators.needlebench.filler import Filler
 from generators.needlebench.kinship import PersonNames, answer_question, kinship_chain
 from generators.needlebench.needles import retrieval_needles
-from generators.needlebench.rows import BENCHMARK, NEEDLE_SEPARATOR, placed_needles, row, spread_depths
-from generators.needlebench.spec import RETRIEVAL, SparseSpec
+from generators.needlebench.rows import NEEDLE_SEPARATOR, placed_needles, row, spread_depths
+from generators.needlebench.spec import BENCHMARK, RETRIEVAL, SparseSpec
 from generators.needlebench.templates import KINSHIP, SPARSE, kinship_tail
 from generators.seeding import rng_for
 from needlework.tokens import TokenCounter

@@ -7,6 +7,9 @@ from typing import Literal, get_args
 
 from needlework.errors import SpecError
 
+BENCHMARK = "needlebench"
+"""The benchmark's one id: release and manifest name, eval task prefix, and part of every RNG key."""
+
 Task = Literal["s-rt", "m-rt", "m-rs", "atc"]
 Lang = Literal["en", "zh"]
 QuestionType = Literal["eldest_ancestor", "nth_ancestor", "nth_descendant", "relationship_distance"]

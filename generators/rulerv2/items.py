@@ -27,12 +27,11 @@ from generators.budget import DigitCounts, PieceCounts, Rendered, TokenBudget, f
 from needlework.errors import BudgetError, SpecError
 from generators.rulerv2.niah_basic import draw_unique
 from generators.rulerv2.pools import DocQaPool, McqPool
-from generators.rulerv2.spec import ItemTaskSpec
+from generators.rulerv2.spec import BENCHMARK, ItemTaskSpec
 from generators.rulerv2.templates import ACTUAL_TASK, EXAMPLES_HEADER, ITEM_TASKS, ItemTemplate, ordinal
 from generators.seeding import rng_for
 from needlework.tokens import TokenCounter
 
-BENCHMARK = "rulerv2"
 GOLD_ATTEMPTS = 64
 """Golds tried in turn for a sample before a length is declared too short for the task."""
 ITEM_SEP = "\n\n"

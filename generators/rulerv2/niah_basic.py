@@ -21,12 +21,11 @@ import numpy as np
 from generators.budget import DigitCounts, PieceCounts, TokenBudget, render_alone, units_that_fit
 from needlework.errors import SpecError
 from generators.haystack import Frame, fill_haystack, needle_renderer
-from generators.rulerv2.spec import NiahBasicSpec
+from generators.rulerv2.spec import BENCHMARK, NiahBasicSpec
 from generators.rulerv2.templates import NIAH_BASIC, NiahTemplate
 from generators.seeding import rng_for
 from needlework.tokens import TokenCounter
 
-BENCHMARK = "rulerv2"
 _CODE_LIMIT = 2**62
 
 

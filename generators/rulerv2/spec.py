@@ -7,6 +7,9 @@ from typing import Literal, get_args
 
 from needlework.errors import SpecError
 
+BENCHMARK = "rulerv2"
+"""The benchmark's one id: release and manifest name, eval task prefix, and part of every RNG key."""
+
 NiahTask = Literal["mk_niah", "mv_niah"]
 Domain = Literal["mk_niah", "mv_niah", "mdqa"]
 Level = Literal["basic", "easy", "medium", "hard"]

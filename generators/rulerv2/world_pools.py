@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Sequence, TypeVar
 
 from needlework.errors import SpecError
+from generators.rulerv2.spec import BENCHMARK
 from generators.rulerv2.pools import LETTERS, Document, DocQaPool, DocQuestion, Mcq, McqPool
 from generators.seeding import rng_for
 from generators.world.articles import fact_sentence, render_article
@@ -32,7 +33,6 @@ from generators.world.tables import generate_world
 
 T = TypeVar("T")
 SOURCE = "world"
-BENCHMARK = "rulerv2"
 TASK = "world_mcq"
 YEAR_SPREAD = 30
 """Wrong years lie within this many years of the answer (and not after the world's last year)."""

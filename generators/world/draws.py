@@ -14,6 +14,7 @@ from typing import Sequence, TypeVar
 import numpy as np
 
 from generators.seeding import rng_for
+from generators.world.spec import BENCHMARK
 
 T = TypeVar("T")
 BLOCK = 64
@@ -32,7 +33,7 @@ class Draws:
     @classmethod
     def keyed(cls, seed: int, task: str, key: str | int) -> "Draws":
         """Draws for one key of the world (``rng_for(seed, "world", task, key)``)."""
-        return cls(rng_for(seed, "world", task, key))
+        return cls(rng_for(seed, BENCHMARK, task, key))
 
     def u(self) -> float:
         """The next uniform float in [0, 1)."""

@@ -19,7 +19,7 @@ from generators.world.lexicon import Lexicon
 from generators.world.model import World
 from generators.world.schema import HOPS, Hop
 from generators.world.solver import FactSolver, Unsolvable
-from generators.world.spec import doc_id
+from generators.world.spec import BENCHMARK, doc_id
 
 MAX_ATTEMPTS = 2_000
 _HOPS_OF_TYPE: dict[str, tuple[Hop, ...]] = {}
@@ -95,7 +95,7 @@ def compose_questions(world: World, stats: QuestionStats | None = None) -> Itera
     stats = stats if stats is not None else QuestionStats()
     solver = FactSolver(world.facts())
     wanted = [h + 1 for h, c in enumerate(hop_counts(spec.questions, spec.hop_mix)) for _ in range(c)]
-    order = rng_for(world.seed, "world", "questions", "order").permutation(len(wanted))
+    order = rng_for(world.seed, BENCHMARK, "questions", "order").permutation(len(wanted))
     seen: set[tuple[int, tuple[str, ...]]] = set()
     for index in range(len(wanted)):
         hops = wanted[int(order[index])]
