@@ -35,7 +35,7 @@ from pathlib import Path
 from builders.rulerv2 import RulerV2Build, build
 from generators.rulerv2.spec import RulerOptions
 samples, length, out = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
-build(RulerV2Build(tasks=("mk_niah_basic",), options=RulerOptions(lengths=(length,), samples=samples)), out, progress=False)
+build(RulerV2Build(tasks=("mk_niah_basic",), lengths=(length,), samples=samples), out, progress=False)
 print(json.dumps({"peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 

@@ -61,7 +61,7 @@ from builders.rulerv2 import RulerV2Build, build
 from generators.rulerv2.spec import RulerOptions
 samples, length, out = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
 start = time.perf_counter()
-report = build(RulerV2Build(tasks=("mk_niah_basic",), options=RulerOptions(lengths=(length,), samples=samples)), out, progress=False)
+report = build(RulerV2Build(tasks=("mk_niah_basic",), lengths=(length,), samples=samples), out, progress=False)
 print(json.dumps({"build_s": time.perf_counter() - start, "rows": report.rows,
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """

@@ -27,7 +27,7 @@ from generators.rulerv2.items import generate as generate_items
 from generators.rulerv2.items import prepare_materials
 from generators.rulerv2.niah_basic import NiahBasicSpec
 from generators.rulerv2.niah_basic import generate as generate_basic
-from generators.rulerv2.spec import TASKS, RulerOptions
+from generators.rulerv2.spec import TASKS
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
 
@@ -46,7 +46,7 @@ def main(length: int, samples: int, tasks: str, tokenizer: str, repeats: int, mc
     words, _ = load_key_words()
     materials = prepare_materials(tokens, resolve_mcq(mcq, 0).pool, resolve_docqa(docqa, 0).pool)  # type: ignore[arg-type]
     click.echo(json.dumps({"preparation_s": round(time.perf_counter() - start, 3), "mcq": mcq, "docqa": docqa}))
-    build = RulerV2Build(tasks=tuple(tasks.split(",")), options=RulerOptions(lengths=(length,), samples=samples))
+    build = RulerV2Build(tasks=tuple(tasks.split(",")), lengths=(length,), samples=samples)
     for task in build.tasks:
         spec = build.task_spec(task)
         gen_times, enc_times = [], []

@@ -22,16 +22,19 @@ import numpy as np
 import pyarrow as pa
 from tqdm.auto import tqdm
 
+from builders.base import Builder, wrote_line
 from builders.card import CardFacts
-from builders.haystackcraft_inputs import HaystackInputs, read_inputs
-from builders.haystackcraft_ranking import rank_questions
+from builders.options import option, parse_names
 from builders.release import ReleaseWriter, base_manifest
 from builders.retrieval.metrics import appendix_l_markdown, retrieval_table
+from builders.retrieval.rank import rank_corpus
+from builders.sources.corpus_qa import read_corpus_and_qa
 from needlework.errors import SpecError
 from generators.haystackcraft.assemble import RankedQuestion
 from generators.haystackcraft.prompt import DOCUMENT_JOINER, render_document
 from generators.haystackcraft.rows import haystack_rows, materialize
-from generators.haystackcraft.spec import DEFAULT_SIZES, ORDERINGS, STRATEGIES, HaystackSpec
+from generators.haystackcraft.spec import BENCHMARK, DEFAULT_SIZES, ORDERINGS, HaystackSpec, parse_sizes
+from generators.strategies import STRATEGIES
 from needlework.tokens import TokenCounter
 from needlework.tokenizers import load_tokenizer
 
@@ -65,7 +68,7 @@ PROMPT_FEATURES = datasets.Features({
 """Columns of the ``static-<ordering>`` configs: the Appendix B prompt, ready for ``python -m eval``."""
 
 FACTS = CardFacts(
-    benchmark="haystackcraft",
+    benchmark=BENCHMARK,
     pretty_name="HaystackCraft static NIAH (needlework build)",
     license="cc-by-sa-4.0",
     language=("en",),
@@ -80,9 +83,19 @@ def prompt_config(ordering: str) -> str:
     return f"static-{ordering}"
 
 
+def parse_materialize(text: str) -> tuple[str, ...]:
+    """``descending,middle`` -> the orderings; ``none`` -> none."""
+    return () if text.strip() == "none" else parse_names(text)
+
+
+def show_materialize(orderings: tuple[str, ...]) -> str:
+    """The inverse of :func:`parse_materialize`."""
+    return ",".join(orderings) or "none"
+
+
 @dataclass(frozen=True)
 class HaystackCraftBuild:
-    """What to build.
+    """HaystackCraft static NIAH: retriever-built haystacks of every size and ordering, with retrieval metrics.
 
     Attributes:
         corpus: Corpus sources (MediaWiki ``.xml``/``.xml.bz2`` dumps, passage ``.json``/``.jsonl``/
@@ -97,27 +110,33 @@ class HaystackCraftBuild:
         materialize: Orderings whose full prompts are written as ``static-<ordering>`` configs.
         top_k: Documents kept per ranking (enough to fill the largest size).
         dense_model: Sentence-transformers model of the dense retriever ("" = the offline default).
-        seed: Build seed (random orderings, the world).
-        tokenizer: Tokenizer spec counting every budget.
         cache: Cache folder for indexes, embeddings and rankings ("" = the default).
         workers: Processes for parsing dumps (0 = all cores).
+        seed: Build seed (random orderings, the world).
+        tokenizer: Tokenizer spec counting every budget.
     """
 
-    corpus: tuple[str, ...] = ()
-    qa: tuple[str, ...] = ()
-    world_docs: int = 2_000
-    world_questions: int = 200
-    max_questions: int | None = None
-    strategies: tuple[str, ...] = STRATEGIES
-    sizes: tuple[int, ...] = DEFAULT_SIZES
-    orderings: tuple[str, ...] = ORDERINGS
-    materialize: tuple[str, ...] = ("descending",)
-    top_k: int = DEFAULT_TOP_K
-    dense_model: str = ""
-    seed: int = 0
-    tokenizer: str = DEFAULT_TOKENIZER
-    cache: str = ""
-    workers: int = 0
+    corpus: tuple[str, ...] = option((), "Corpus: a MediaWiki .xml/.xml.bz2 dump or a passage .json/.jsonl/.parquet file "
+                                         "(repeatable; concatenated). Default: the synthetic world.", multiple=True)
+    qa: tuple[str, ...] = option((), "Questions: MuSiQue, HotpotQA or Natural Questions file (repeatable).", multiple=True)
+    world_docs: int = option(2_000, "Synthetic-world articles (without --corpus).")
+    world_questions: int = option(200, "Synthetic-world questions (without --corpus).")
+    max_questions: int | None = option(None, "Keep only the first N questions.")
+    strategies: tuple[str, ...] = option(STRATEGIES, "Retrieval strategies: bm25, dense, hybrid, each optionally +ppr.",
+                                         flag="retrievers")
+    sizes: tuple[int, ...] = option(DEFAULT_SIZES, "Haystack sizes in tokens (0 = needles only).", parse=parse_sizes,
+                                    default_text="0,8k,16k,32k,64k,128k")
+    orderings: tuple[str, ...] = option(ORDERINGS, "Haystack orderings stored as doc-id lists.")
+    materialize: tuple[str, ...] = option(("descending",), "Orderings whose full prompts are written (static-<ordering> "
+                                          "configs); 'none' for none.", parse=parse_materialize, show=show_materialize)
+    top_k: int = option(DEFAULT_TOP_K, "Documents kept per ranking.")
+    dense_model: str = option("", "Dense model (e.g. Qwen/Qwen3-Embedding-0.6B, the paper's); default: all-MiniLM-L6-v2 "
+                                  "shipped offline.")
+    cache: str = option("", "Cache folder for indexes, embeddings and rankings (default $NEEDLEWORK_CACHE or "
+                            "~/.cache/needlework).", record=False)
+    workers: int = option(0, "Processes parsing a dump (0 = all cores).", record=False)
+    seed: int = option(0, "Build seed.")
+    tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec (default: the paper's Qwen2.5-1M tokenizer).")
 
     def __post_init__(self) -> None:
         spec = self.haystack_spec()
@@ -133,23 +152,6 @@ class HaystackCraftBuild:
         """The haystack grid of this build."""
         return HaystackSpec(self.strategies, self.sizes, self.orderings)
 
-    def command(self) -> str:
-        """The CLI command that reproduces this build."""
-        parts = ["needlework build haystackcraft"]
-        parts += [f"--corpus {c}" for c in self.corpus] + [f"--qa {q}" for q in self.qa]
-        if not self.corpus:
-            parts.append(f"--world-docs {self.world_docs} --world-questions {self.world_questions}")
-        if self.max_questions is not None:
-            parts.append(f"--max-questions {self.max_questions}")
-        parts += [
-            f"--retrievers {','.join(self.strategies)}", f"--sizes {','.join(map(str, self.sizes))}",
-            f"--orderings {','.join(self.orderings)}", f"--materialize {','.join(self.materialize) or 'none'}",
-            f"--top-k {self.top_k}", f"--seed {self.seed}", f"--tokenizer {self.tokenizer}",
-        ]
-        if self.dense_model:
-            parts.append(f"--dense-model {self.dense_model}")
-        return " ".join(parts)
-
 
 @dataclass
 class BuildReport:
@@ -161,6 +163,18 @@ class BuildReport:
     skipped_cells: int = 0
     retrieval_markdown: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """The rows written, questions dropped, cells skipped, and the retrieval tables (Appendix L)."""
+        lines = [wrote_line(self.out, self.rows)]
+        if self.dropped:
+            lines.append(f"dropped {len(self.dropped)} questions: " + "; ".join(f"{q}: {why}" for q, why in self.dropped[:3])
+                         + (" ..." if len(self.dropped) > 3 else ""))
+        if self.skipped_cells:
+            lines.append(f"{self.skipped_cells} (question, strategy, size) cells skipped: their needles alone exceed the size")
+        if self.retrieval_markdown:
+            lines.append(self.retrieval_markdown)
+        return lines
 
 
 def count_documents(titles: Sequence[str], texts: Sequence[str], tokens: TokenCounter, *, progress: bool = False) -> np.ndarray:
@@ -195,7 +209,8 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
     """
     tokens = tokens or load_tokenizer(spec.tokenizer)
     grid = spec.haystack_spec()
-    inputs: HaystackInputs = read_inputs(spec, progress=progress)
+    inputs = read_corpus_and_qa(spec.corpus, spec.qa, world_docs=spec.world_docs, world_questions=spec.world_questions,
+                                seed=spec.seed, max_questions=spec.max_questions, workers=spec.workers, progress=progress)
     corpus, qa = inputs.corpus.corpus, inputs.qa
     titles = corpus["title"].to_pylist()
     texts = corpus["text"].to_pylist()
@@ -203,11 +218,15 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
     join_tokens = tokens.count(DOCUMENT_JOINER)
     questions = qa.to_pylist()
     qids = [q["qid"] for q in questions]
-    rankings = rank_questions(spec, inputs, titles, texts, questions, progress=progress)
+    links = inputs.corpus.links
+    rankings = rank_corpus(spec.strategies, titles, texts, [q["question"] for q in questions],
+                           [np.asarray(q["support"], dtype=np.int64) for q in questions], render=render_document,
+                           top=spec.top_k, links=(links["src"].to_numpy(), links["dst"].to_numpy()),
+                           dense_model=spec.dense_model or None, cache_dir=spec.cache or None, progress=progress)
     table = retrieval_table(rankings, [q["hops"] for q in questions])
     report = BuildReport(Path(out), dropped=list(inputs.dropped))
     report.retrieval_markdown = "\n\n".join(appendix_l_markdown(table, metric) for metric in ("recall", "ndcg"))
-    manifest = base_manifest("haystackcraft", spec, spec.seed, tokens, inputs.fingerprints)
+    manifest = base_manifest(BENCHMARK, spec, tokens, inputs.fingerprints)
     manifest["corpus"] = {"documents": corpus.num_rows, "tokens": int(doc_tokens.sum()), "links": inputs.corpus.links.num_rows,
                           "sources": inputs.corpus.label, "stats": inputs.corpus.stats}
     manifest["questions"] = {"kept": len(questions), "dropped": len(inputs.dropped)}
@@ -219,9 +238,8 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
 
     with ReleaseWriter(out, facts, manifest) as release:
         release.card_fields["retrieval_tables"] = report.retrieval_markdown
-        configs = [*FEATURES, *(prompt_config(o) for o in spec.materialize)]
-        for config in configs:
-            release.declare(config, FEATURES.get(config, PROMPT_FEATURES))
+        for config in [*FEATURES, *(prompt_config(o) for o in spec.materialize)]:
+            release.declare(config, features(config))
         corpus_rows = corpus.append_column("n_tokens", pa.array(doc_tokens, pa.int32()))
         tables: dict[str, Iterator[dict] | list[dict]] = {
             "corpus": corpus_rows.select(list(FEATURES["corpus"])).to_pylist(),
@@ -256,3 +274,20 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
         bar.close()
         release.manifest["skipped_cells"] = report.skipped_cells
     return report
+
+
+def features(config: str) -> datasets.Features:
+    """The features of a config: the tables of :data:`FEATURES`, or a ``static-<ordering>`` prompt config."""
+    return FEATURES.get(config, PROMPT_FEATURES)
+
+
+def demo_spec(seed: int, tokenizer: str) -> HaystackCraftBuild:
+    """400 world articles and 30 questions, BM25 with and without PPR, haystacks up to 8K.
+
+    The dense strategies need the ``dense`` extra, which the base install leaves out.
+    """
+    return HaystackCraftBuild(world_docs=400, world_questions=30, strategies=("bm25", "bm25+ppr"),
+                              sizes=(0, 2_000, 4_000, 8_000), top_k=200, seed=seed, tokenizer=tokenizer)
+
+
+BUILDER = Builder(id=BENCHMARK, spec=HaystackCraftBuild, features=features, facts=FACTS, build=build, demo=demo_spec)

@@ -9,7 +9,9 @@ from typing import Any, Iterator
 import datasets
 from tqdm.auto import tqdm
 
+from builders.base import Builder, wrote_line
 from builders.card import CardFacts
+from builders.options import option
 from builders.release import ReleaseWriter, base_manifest
 from builders.sources.filler import WORLD, read_filler, text_attribution
 from builders.sources.person_names import faker_person_names
@@ -17,8 +19,8 @@ from needlework.errors import BudgetError, SpecError
 from generators.needlebench.atc import generate_atc
 from generators.needlebench.filler import Filler
 from generators.needlebench.spec import (
-    DEFAULT_ATC_NEEDLES, DEFAULT_BUFFER, DEFAULT_DEPTHS, DEFAULT_LENGTHS, DEFAULT_MRS_NEEDLES, DEFAULT_MRT_NEEDLES,
-    DEFAULT_REPEATS, LANGS, QUESTION_TYPES, SPARSE_TASKS, TASKS, AtcSpec, SparseSpec,
+    BENCHMARK, DEFAULT_ATC_NEEDLES, DEFAULT_BUFFER, DEFAULT_DEPTHS, DEFAULT_LENGTHS, DEFAULT_MRS_NEEDLES, DEFAULT_MRT_NEEDLES,
+    DEFAULT_REPEATS, LANGS, QUESTION_TYPES, SPARSE_TASKS, TASKS, AtcSpec, SparseSpec, parse_lengths,
 )
 from generators.needlebench.sparse import generate_sparse
 from needlework.tokens import TokenCounter
@@ -62,7 +64,7 @@ FEATURES = datasets.Features(
 """One schema for every config; ATC rows have no target, depth, buffer or filler (null/empty)."""
 
 FACTS = CardFacts(
-    benchmark="needlebench",
+    benchmark=BENCHMARK,
     pretty_name="NeedleBench (needlework build)",
     license="apache-2.0",
     language=("en", "zh"),
@@ -76,9 +78,25 @@ def config_name(task: str, lang: str) -> str:
     return f"{task}-{lang}"
 
 
+def parse_buffer(text: str) -> dict[str, int]:
+    """``en=200,zh=300`` -> ``{"en": 200, "zh": 300}``; a bare number applies to both languages."""
+    try:
+        if "=" not in text:
+            return {"en": int(text), "zh": int(text)}
+        pairs = (item.split("=", 1) for item in text.split(",") if item.strip())
+        return {lang.strip(): int(value) for lang, value in pairs}
+    except ValueError:
+        raise SpecError(f"expected LANG=TOKENS pairs such as en=200,zh=200, got {text!r}") from None
+
+
+def show_buffer(buffer: dict[str, int]) -> str:
+    """The inverse of :func:`parse_buffer`: ``en=200,zh=200``."""
+    return ",".join(f"{lang}={tokens}" for lang, tokens in sorted(buffer.items()))
+
+
 @dataclass(frozen=True)
 class NeedleBenchBuild:
-    """What to build.
+    """NeedleBench: S-RT, M-RT, M-RS at depths x lengths and the Ancestral Trace Challenge, in English and Chinese.
 
     Attributes:
         tasks: Among ``s-rt``, ``m-rt``, ``m-rs``, ``atc``.
@@ -97,20 +115,26 @@ class NeedleBenchBuild:
         tokenizer: Tokenizer spec that counts every length (default: GPT-4's cl100k_base).
     """
 
-    tasks: tuple[str, ...] = TASKS
-    langs: tuple[str, ...] = LANGS
-    lengths: tuple[int, ...] = DEFAULT_LENGTHS
-    depths: tuple[float, ...] = DEFAULT_DEPTHS
-    repeats: int = DEFAULT_REPEATS
-    mrt_needles: int = DEFAULT_MRT_NEEDLES
-    mrs_needles: tuple[int, ...] = DEFAULT_MRS_NEEDLES
-    atc_needles: tuple[int, ...] = DEFAULT_ATC_NEEDLES
-    question_types: tuple[str, ...] = QUESTION_TYPES
-    buffer: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BUFFER))
-    filler_en: str = WORLD
-    filler_zh: str = WORLD
-    seed: int = 0
-    tokenizer: str = DEFAULT_TOKENIZER
+    tasks: tuple[str, ...] = option(TASKS, "Comma-separated tasks.")
+    langs: tuple[str, ...] = option(LANGS, "Comma-separated languages.")
+    lengths: tuple[int, ...] = option(
+        DEFAULT_LENGTHS, "Target lengths in tokens: a preset (4k, 8k, 32k, 128k, 200k, 1m: eight steps up to it) or a comma list.",
+        parse=parse_lengths, default_text="32k")
+    depths: tuple[float, ...] = option(DEFAULT_DEPTHS, "Comma-separated needle depths in percent (default 0,10,...,100).",
+                                       default_text="")
+    repeats: int = option(DEFAULT_REPEATS, "R, repetitions per configuration.")
+    mrt_needles: int = option(DEFAULT_MRT_NEEDLES, "Needles per multi-needle retrieval sample.")
+    mrs_needles: tuple[int, ...] = option(DEFAULT_MRS_NEEDLES, "Kinship needle counts of M-RS.")
+    atc_needles: tuple[int, ...] = option(DEFAULT_ATC_NEEDLES, "ATC needle counts.", flag="needles")
+    question_types: tuple[str, ...] = option(QUESTION_TYPES, "ATC question types.")
+    buffer: dict[str, int] = option(DEFAULT_BUFFER, "Tokens kept below each target, per language.", parse=parse_buffer,
+                                    show=show_buffer)
+    filler_en: str = option(WORLD, "English filler: world, a folder or file of text (e.g. the Paul Graham essays), "
+                                   "a record table, or hub:REPO.")
+    filler_zh: str = option(WORLD, "Chinese filler: world, a folder or file of text (e.g. Chinese prose), a record "
+                                   "table, or hub:REPO.")
+    seed: int = option(0, "Build seed.")
+    tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec (default: the paper's GPT-4 tokenizer).")
 
     def __post_init__(self) -> None:
         unknown = [t for t in self.tasks if t not in TASKS]
@@ -137,26 +161,6 @@ class NeedleBenchBuild:
         """The filler source of a language."""
         return self.filler_en if lang == "en" else self.filler_zh
 
-    def command(self) -> str:
-        """The CLI command that reproduces this build."""
-        return " ".join([
-            "needlework build needlebench",
-            f"--tasks {','.join(self.tasks)}",
-            f"--langs {','.join(self.langs)}",
-            f"--lengths {','.join(map(str, self.lengths))}",
-            f"--depths {','.join(f'{d:g}' for d in self.depths)}",
-            f"--repeats {self.repeats}",
-            f"--mrt-needles {self.mrt_needles}",
-            f"--mrs-needles {','.join(map(str, self.mrs_needles))}",
-            f"--needles {','.join(map(str, self.atc_needles))}",
-            f"--question-types {','.join(self.question_types)}",
-            f"--buffer {','.join(f'{k}={v}' for k, v in sorted(self.buffer.items()))}",
-            f"--filler-en {self.filler_en}",
-            f"--filler-zh {self.filler_zh}",
-            f"--seed {self.seed}",
-            f"--tokenizer {self.tokenizer}",
-        ])
-
 
 @dataclass(frozen=True)
 class BuildReport:
@@ -164,6 +168,10 @@ class BuildReport:
 
     out: Path
     rows: dict[str, int] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """The rows written."""
+        return [wrote_line(self.out, self.rows)]
 
 
 def expected_rows(spec: SparseSpec | AtcSpec) -> int:
@@ -193,7 +201,7 @@ def build(spec: NeedleBenchBuild, out: Path, *, tokens: TokenCounter | None = No
             read = read_filler(spec.filler_source(lang), lang, seed=spec.seed)
             inputs.update(read.fingerprints)
             fillers[lang] = Filler.from_documents(read.documents, source=read.label, lang=lang, tokens=tokens)
-    manifest = base_manifest("needlebench", spec, spec.seed, tokens, inputs)
+    manifest = base_manifest(BENCHMARK, spec, tokens, inputs)
     manifest["filler_tokens"] = {lang: f.total_tokens for lang, f in fillers.items()}
     labels = sorted({f.source for f in fillers.values()})
     attribution = "\n".join(f"- filler: {text_attribution(label)}" for label in labels)
@@ -218,3 +226,19 @@ def build(spec: NeedleBenchBuild, out: Path, *, tokens: TokenCounter | None = No
                 raise BudgetError(f"{config}: {err}") from err
             rows[config] = total
     return BuildReport(Path(out), rows)
+
+
+DEMO_LENGTHS = (2000, 4000, 8000)
+DEMO_DEPTHS = (0.0, 25.0, 50.0, 75.0, 100.0)
+DEMO_ATC_NEEDLES = (2, 4, 8, 16, 32, 64)
+DEMO_REPEATS = 2
+
+
+def demo_spec(seed: int, tokenizer: str) -> NeedleBenchBuild:
+    """Every task in both languages at 2K-8K and five depths, ATC up to 64 needles, on the world's filler."""
+    return NeedleBenchBuild(lengths=DEMO_LENGTHS, depths=DEMO_DEPTHS, repeats=DEMO_REPEATS, atc_needles=DEMO_ATC_NEEDLES,
+                            seed=seed, tokenizer=tokenizer)
+
+
+BUILDER = Builder(id=BENCHMARK, spec=NeedleBenchBuild, features=lambda config: FEATURES, facts=FACTS, build=build,
+                  demo=demo_spec)

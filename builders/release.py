@@ -26,9 +26,11 @@ import pyarrow.parquet as pq
 
 from builders.card import CardFacts, render_card
 from builders.hashing import ContentHash
+from builders.options import reproducing_command
 from needlework import __version__
 from needlework.atomic import atomic_folder, recover_interrupted
 from needlework.errors import ReleaseError
+from needlework.tokens import TokenCounter
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
@@ -205,15 +207,17 @@ class ReleaseWriter:
         (tmp / CARD).write_text(render_card(self.facts, manifest, self._features, self.card_fields), encoding="utf-8")
 
 
-def base_manifest(benchmark: str, build: Any, seed: int, tokens: Any, inputs: Mapping[str, str]) -> dict[str, Any]:
-    """The manifest fields every build records: version, benchmark, build command and arguments,
-    seed, tokenizer name and fingerprint, input fingerprints. ``build`` has ``command()`` and is a
-    dataclass; ``tokens`` is the TokenCounter used."""
+def base_manifest(benchmark: str, spec: Any, tokens: TokenCounter, inputs: Mapping[str, str]) -> dict[str, Any]:
+    """The manifest fields every build records: version, benchmark, the command that rebuilds the
+    spec and its arguments, seed, tokenizer name and fingerprint, input fingerprints.
+
+    ``spec`` is a build spec (:mod:`builders.options`) with a ``seed``; ``tokens`` the counter used.
+    """
     return {
         "needlework_version": __version__,
         "benchmark": benchmark,
-        "build": {"command": build.command(), "args": asdict(build)},
-        "seed": seed,
+        "build": {"command": reproducing_command(benchmark, spec), "args": asdict(spec)},
+        "seed": spec.seed,
         "tokenizer": {"name": tokens.name, "fingerprint": tokens.fingerprint},
         "inputs": dict(inputs),
     }

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from importlib import metadata, resources
 from pathlib import Path
 
 import datasets
 from tqdm.auto import tqdm
 
+from builders.base import Builder, wrote_line
 from builders.card import CardFacts
+from builders.options import option
 from builders.release import ReleaseWriter, base_manifest
 from builders.sources.rulerv2 import WORLD, attribution, resolve_docqa, resolve_mcq
 from needlework.errors import BudgetError, SpecError
@@ -18,7 +20,7 @@ from generators.rulerv2.items import generate as generate_items
 from generators.rulerv2.items import prepare_materials
 from generators.rulerv2.niah_basic import KeyWords
 from generators.rulerv2.niah_basic import generate as generate_basic
-from generators.rulerv2.spec import TASKS, ItemTaskSpec, NiahBasicSpec, RulerOptions
+from generators.rulerv2.spec import BENCHMARK, DEFAULT_LENGTHS, TASKS, ItemTaskSpec, KeyKind, NiahBasicSpec, RulerOptions
 from needlework.tokens import TokenCounter
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
@@ -59,7 +61,7 @@ FEATURES = datasets.Features(
 TEST, GOLDEN = "test", "golden"
 
 FACTS = CardFacts(
-    benchmark="rulerv2",
+    benchmark=BENCHMARK,
     pretty_name="RULERv2 (needlework build)",
     license="apache-2.0",
     language=("en",),
@@ -71,24 +73,38 @@ FACTS = CardFacts(
 
 @dataclass(frozen=True)
 class RulerV2Build:
-    """What to build: tasks, seed, tokenizer, options, and the base-task sources.
+    """RULERv2: the 12 tasks (multi-key, multi-value NIAH and multi-doc QA, basic to hard) at the chosen lengths.
 
     Attributes:
         tasks: Config names among :data:`TASKS` (default: all 12).
-        seed: Build seed.
-        tokenizer: Tokenizer spec that counts every budget.
-        options: Lengths, samples, needle shapes, shots, golden baseline.
+        lengths .. golden: The generator options (:class:`generators.rulerv2.spec.RulerOptions`).
         mcq: Multiple-choice source for the NIAH easy-to-hard tasks: ``world`` (embedded default),
             an MMLU folder, an MCQ table file, or ``hub:cais/mmlu``.
         docqa: Multi-doc QA source: ``world``, a HotpotQA JSON/JSONL file, or ``hub:hotpotqa/hotpot_qa``.
+        seed: Build seed.
+        tokenizer: Tokenizer spec that counts every budget.
     """
 
-    tasks: tuple[str, ...] = TASKS
-    seed: int = 0
-    tokenizer: str = DEFAULT_TOKENIZER
-    options: RulerOptions = RulerOptions()
-    mcq: str = WORLD
-    docqa: str = WORLD
+    tasks: tuple[str, ...] = option(TASKS, "Comma-separated tasks, e.g. mk_niah_medium,mdqa_hard (default: all 12).",
+                                    default_text="")
+    lengths: tuple[int, ...] = option(DEFAULT_LENGTHS, "Comma-separated target lengths in tokens (default 8K..110K).",
+                                      default_text="")
+    samples: int = option(100, "Samples per length.")
+    seed: int = option(0, "Build seed.")
+    tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec (e.g. cl100k_base, hf:PATH).")
+    key_kind: KeyKind = option("words", "Basic NIAH keys.")
+    key_length: int = option(2, "Words (or digits) per basic NIAH key.")
+    value_digits: int = option(10, "Digits per basic NIAH value.")
+    index_digits: int = option(7, "Digits of question and document indices.")
+    mcq: str = option(WORLD, "Multiple-choice source for NIAH easy..hard: world, an MMLU folder (dev/ and test/ CSVs), "
+                             "an MCQ table file, or hub:cais/mmlu.")
+    docqa: str = option(WORLD, "Multi-doc QA source: world, a HotpotQA distractor-setting JSON/JSONL file, or "
+                               "hub:hotpotqa/hotpot_qa.")
+    generation_reserve: int | None = option(
+        None, "Tokens kept free for the answer (default per task: 128 for short answers, 512-2048 where the model copies).")
+    n_values: int | None = option(None, "Needles sharing the queried key in multi-value NIAH (default 4).")
+    shots: int | None = option(None, "Demonstrations in medium/hard NIAH, 0-16 (default: 5 multi-key, 0 multi-value).")
+    golden: bool = option(False, "Also write each task's golden-context baseline (split 'golden').")
 
     def __post_init__(self) -> None:
         unknown = [t for t in self.tasks if t not in TASKS]
@@ -98,6 +114,11 @@ class RulerV2Build:
             raise SpecError(f"tasks must not repeat, got {', '.join(self.tasks)}")
         for task in self.tasks:
             self.task_spec(task)
+
+    @property
+    def options(self) -> RulerOptions:
+        """The generator options of this build (validated there)."""
+        return RulerOptions(**{f.name: getattr(self, f.name) for f in fields(RulerOptions)})
 
     def task_spec(self, task: str) -> NiahBasicSpec | ItemTaskSpec:
         """The generator spec of one task (``n_values`` applies to multi-value tasks only)."""
@@ -112,33 +133,6 @@ class RulerV2Build:
             return any(t.startswith("mdqa") for t in self.tasks)
         return any(t.startswith(("mk_niah", "mv_niah")) and not t.endswith("_basic") for t in self.tasks)
 
-    def command(self) -> str:
-        """The CLI command that reproduces this build."""
-        o = self.options
-        parts = [
-            "needlework build rulerv2",
-            f"--tasks {','.join(self.tasks)}",
-            f"--lengths {','.join(map(str, o.lengths))}",
-            f"--samples {o.samples}",
-            f"--seed {self.seed}",
-            f"--tokenizer {self.tokenizer}",
-            f"--key-kind {o.key_kind}",
-            f"--key-length {o.key_length}",
-            f"--value-digits {o.value_digits}",
-            f"--index-digits {o.index_digits}",
-            f"--mcq {self.mcq}",
-            f"--docqa {self.docqa}",
-        ]
-        if o.generation_reserve is not None:
-            parts.append(f"--generation-reserve {o.generation_reserve}")
-        if o.n_values is not None:
-            parts.append(f"--n-values {o.n_values}")
-        if o.shots is not None:
-            parts.append(f"--shots {o.shots}")
-        if o.golden:
-            parts.append("--golden")
-        return " ".join(parts)
-
 
 @dataclass(frozen=True)
 class BuildReport:
@@ -147,6 +141,14 @@ class BuildReport:
     out: Path
     rows: dict[str, int] = field(default_factory=dict)
     dropped: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        """The rows written, and the source questions dropped (their gold documents are missing)."""
+        lines = [wrote_line(self.out, self.rows)]
+        if self.dropped:
+            lines.append(f"dropped {len(self.dropped)} source questions whose gold documents are missing: "
+                         f"{', '.join(self.dropped[:5])}" + (" ..." if len(self.dropped) > 5 else ""))
+        return lines
 
 
 def load_key_words() -> tuple[KeyWords, dict[str, str]]:
@@ -181,7 +183,7 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
         if resolved is not None:
             inputs.update(resolved.fingerprints)
     materials = prepare_materials(tokens, mcq and mcq.pool, docqa and docqa.pool)  # type: ignore[arg-type]
-    manifest = base_manifest("rulerv2", spec, spec.seed, tokens, inputs)
+    manifest = base_manifest(BENCHMARK, spec, tokens, inputs)
     dropped = docqa.dropped if docqa else ()
     if dropped:
         manifest["dropped_questions"] = list(dropped)
@@ -205,3 +207,16 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
                 raise BudgetError(message if message.startswith(f"{task}:") else f"{task}: {message}") from err
             rows[task] = total
     return BuildReport(Path(out), rows, dropped)
+
+
+DEMO_LENGTHS = (4096, 8192, 16384)
+DEMO_SAMPLES = 10
+
+
+def demo_spec(seed: int, tokenizer: str) -> RulerV2Build:
+    """All 12 tasks at 4K, 8K and 16K, 10 samples each, with the golden baseline, on the world."""
+    return RulerV2Build(lengths=DEMO_LENGTHS, samples=DEMO_SAMPLES, golden=True, seed=seed, tokenizer=tokenizer)
+
+
+BUILDER = Builder(id=BENCHMARK, spec=RulerV2Build, features=lambda config: FEATURES, facts=FACTS, build=build,
+                  demo=demo_spec)

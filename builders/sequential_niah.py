@@ -10,7 +10,9 @@ from typing import Any
 import datasets
 from tqdm.auto import tqdm
 
+from builders.base import Builder, wrote_line
 from builders.card import CardFacts
+from builders.options import option
 from builders.hashing import file_sha256
 from builders.release import ReleaseWriter, base_manifest
 from builders.sources.filler import text_attribution
@@ -74,7 +76,7 @@ JUDGE_FEATURES = datasets.Features({
     "reason_prompt": datasets.Value("string"),
 })
 FACTS = CardFacts(
-    benchmark="sequential_niah", pretty_name="Sequential-NIAH (needlework build)", license="apache-2.0",
+    benchmark=BENCHMARK, pretty_name="Sequential-NIAH (needlework build)", license="apache-2.0",
     language=("en", "zh"), task_categories=("question-answering", "text-generation"),
     tags=("long-context", "needle-in-a-haystack", "sequential-niah", "temporal-reasoning"), attribution="",
 )
@@ -82,7 +84,7 @@ FACTS = CardFacts(
 
 @dataclass(frozen=True)
 class SequentialNiahBuild:
-    """What to build.
+    """Sequential-NIAH: ordered needles from three pipelines in long texts, noise variants and judge data.
 
     Attributes:
         size: Samples in train + dev + test (the paper: 14,000, split 10,000 / 2,000 / 2,000).
@@ -98,19 +100,21 @@ class SequentialNiahBuild:
         tokenizer: Tokenizer spec that counts every length.
     """
 
-    size: int = 14_000
-    langs: tuple[str, ...] = LANGS
-    buckets: tuple[str, ...] = tuple(b.name for b in LENGTH_BUCKETS)
-    tkg: str = WORLD
-    logical: str = WORLD
-    texts_en: str = WORLD
-    texts_zh: str = WORLD
-    noise_samples: int = 200
-    judge_train: int = 6_000
-    judge_test: int = 1_960
-    world_docs: int = 600
-    seed: int = 0
-    tokenizer: str = DEFAULT_TOKENIZER
+    size: int = option(14_000, "Samples in train + dev + test (split 10:2:2, the paper's 10,000 / 2,000 / 2,000).")
+    langs: tuple[str, ...] = option(LANGS, "Comma-separated languages.")
+    buckets: tuple[str, ...] = option(tuple(b.name for b in LENGTH_BUCKETS), "Length buckets of the whole prompt, in tokens.")
+    tkg: str = option(WORLD, "Real-temporal source: world, or an ICEWS-format folder (entity2id.txt, rel2id.txt, "
+                             "train/valid/test.txt).")
+    logical: str = option(WORLD, "Real-logical source: world, or a .jsonl/.json/.parquet of questions with ordered items.")
+    texts_en: str = option(WORLD, "English long texts: world, a LongData-Corpus jsonl, any table with a text column, "
+                                  "a folder, or hub:REPO.")
+    texts_zh: str = option(WORLD, "Chinese long texts (as --texts-en).")
+    noise_samples: int = option(200, "Test samples given noise variants (three per noise type).")
+    judge_train: int = option(6_000, "Judge-train candidate answers.")
+    judge_test: int = option(1_960, "Judge-test candidate answers.")
+    world_docs: int = option(600, "Synthetic-world articles per language.")
+    seed: int = option(0, "Build seed.")
+    tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec that counts every length.")
 
     def __post_init__(self) -> None:
         if not self.langs or not set(self.langs) <= set(LANGS) or len(set(self.langs)) != len(self.langs):
@@ -125,16 +129,6 @@ class SequentialNiahBuild:
         """The long-text source of a language."""
         return self.texts_en if lang == "en" else self.texts_zh
 
-    def command(self) -> str:
-        """The CLI command that reproduces this build."""
-        return " ".join([
-            "needlework build sequential-niah", f"--size {self.size}", f"--langs {','.join(self.langs)}",
-            f"--buckets {','.join(self.buckets)}", f"--tkg {self.tkg}", f"--logical {self.logical}",
-            f"--texts-en {self.texts_en}", f"--texts-zh {self.texts_zh}", f"--noise-samples {self.noise_samples}",
-            f"--judge-train {self.judge_train}", f"--judge-test {self.judge_test}", f"--world-docs {self.world_docs}",
-            f"--seed {self.seed}", f"--tokenizer {self.tokenizer}",
-        ])
-
 
 @dataclass(frozen=True)
 class BuildReport:
@@ -143,6 +137,15 @@ class BuildReport:
     out: Path
     rows: dict[str, int] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """The rows written, and the samples skipped because their needles do not fit their bucket."""
+        lines = [wrote_line(self.out, self.rows)]
+        if self.skipped:
+            first, why = next(iter(self.skipped.items()))
+            lines.append(f"skipped {len(self.skipped)} samples whose needles do not fit their bucket (e.g. {first}: "
+                         f"{why}); see manifest.json")
+        return lines
 
 
 def question_counts(spec: SequentialNiahBuild) -> dict[tuple[str, str], int]:
@@ -226,7 +229,7 @@ def build(spec: SequentialNiahBuild, out: Path, *, tokens: TokenCounter | None =
     split_of = assign_splits({sample: (p.lang, p.length_bucket, p.pipeline) for sample, p in by_sample.items()},
                              seed=spec.seed)
     skipped: dict[str, str] = {}
-    manifest = base_manifest(BENCHMARK, spec, spec.seed, tokens, inputs)
+    manifest = base_manifest(BENCHMARK, spec, tokens, inputs)
     manifest["pairing"] = {"requested": pairing_report.requested, "paired": pairing_report.paired,
                            "texts_reused": pairing_report.reused}
     rows: dict[str, int] = {}
@@ -278,3 +281,20 @@ def _noise_originals(test_rows: list[tuple[dict[str, Any], SequentialQA, LongTex
     rng = rng_for(spec.seed, BENCHMARK, "noise", "originals")
     keep = sorted(rng.choice(len(test_rows), size=spec.noise_samples, replace=False).tolist())
     return [test_rows[i] for i in keep]
+
+
+def demo_spec(seed: int, tokenizer: str) -> SequentialNiahBuild:
+    """Every pipeline, language, noise type and judge set, in the shortest bucket."""
+    return SequentialNiahBuild(size=60, buckets=("8k-16k",), noise_samples=4, judge_train=80, judge_test=40,
+                               world_docs=400, seed=seed, tokenizer=tokenizer)
+
+
+FEATURES_BY_KIND = {"default": FEATURES, "noise": FEATURES, "texts": TEXT_FEATURES, "judge": JUDGE_FEATURES}
+
+
+def features(config: str) -> datasets.Features:
+    """The features of a config: samples and ``noise-<type>`` variants, ``texts``, ``judge-<split>``."""
+    return FEATURES_BY_KIND[config.split("-", 1)[0]]
+
+
+BUILDER = Builder(id=BENCHMARK, spec=SequentialNiahBuild, features=features, facts=FACTS, build=build, demo=demo_spec)

@@ -17,11 +17,13 @@ import numpy as np
 import pyarrow as pa
 from tqdm.auto import tqdm
 
+from builders.base import Builder
 from builders.card import CardFacts
+from builders.options import option
 from builders.release import ReleaseWriter, base_manifest
 from needlework.tokens import TokenCounter
 from generators.world.questions import QuestionStats
-from generators.world.spec import WorldSpec
+from generators.world.spec import BENCHMARK, LANGS, WorldSpec
 from generators.world.tables import (
     corpus_rows, entity_rows, event_rows, fact_rows, generate_world, link_rows, qa_rows, twin_rows,
 )
@@ -66,7 +68,7 @@ CONFIGS: tuple[str, ...] = tuple(FEATURES)
 SPLIT = "train"
 
 FACTS = CardFacts(
-    benchmark="world",
+    benchmark=BENCHMARK,
     pretty_name="needlework synthetic world",
     license="apache-2.0",
     language=("en", "zh"),
@@ -82,19 +84,27 @@ FACTS = CardFacts(
 
 @dataclass(frozen=True)
 class WorldBuild:
-    """What to build: the world spec, the seed and the tokenizer that counts ``n_tokens``."""
+    """The synthetic world: corpus, links, qa, facts, events, twins, entities.
 
-    spec: WorldSpec = WorldSpec()
-    seed: int = 0
-    tokenizer: str = DEFAULT_TOKENIZER
+    Attributes:
+        docs, langs, questions, twin_fraction: The world (:class:`generators.world.spec.WorldSpec`).
+        seed: Build seed.
+        tokenizer: Tokenizer that counts ``n_tokens``.
+    """
 
-    def command(self) -> str:
-        """The CLI command that reproduces this build."""
-        s = self.spec
-        return (
-            f"needlework build world --docs {s.docs} --seed {self.seed} --langs {','.join(s.lang_order())} "
-            f"--questions {s.questions} --twin-fraction {s.twin_fraction} --tokenizer {self.tokenizer}"
-        )
+    docs: int = option(2_000, "Documents per language (entities, twins included).")
+    seed: int = option(0, "Build seed.")
+    langs: tuple[str, ...] = option(LANGS, "Comma-separated languages (en, zh).")
+    questions: int = option(500, "Multi-hop questions per language.")
+    twin_fraction: float = option(0.05, "Share of entities given a near-miss twin.")
+    tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer that counts n_tokens.")
+
+    def __post_init__(self) -> None:
+        self.world_spec()
+
+    def world_spec(self) -> WorldSpec:
+        """The world this build generates (validated there)."""
+        return WorldSpec(docs=self.docs, langs=self.langs, twin_fraction=self.twin_fraction, questions=self.questions)
 
 
 @dataclass
@@ -121,6 +131,16 @@ class WorldReport:
     graph: list[GraphStats] = field(default_factory=list)
     questions: QuestionStats = field(default_factory=QuestionStats)
     corpus_tokens: int = 0
+
+    def lines(self) -> list[str]:
+        """Rows per config, and each language's link-graph connectivity."""
+        lines = [f"wrote {self.out} ({', '.join(f'{c} {n:,}' for c, n in self.rows.items())})"]
+        for g in self.graph:
+            lines.append(
+                f"{g.lang}: largest weakly connected component {g.largest_wcc:,} of {g.articles:,} articles "
+                f"({g.largest_wcc_share:.1%}); in-degree median {g.in_degree['median']:g}, p99 {g.in_degree['p99']:g}, "
+                f"max {g.in_degree['max']:g}")
+        return lines
 
 
 def _quantiles(values: np.ndarray) -> dict[str, float]:
@@ -180,13 +200,14 @@ def stats_markdown(report: WorldReport) -> str:
     return "\n".join(lines)
 
 
-def world_rows(build: WorldBuild, tokens: TokenCounter, report: WorldReport, progress: bool = False) -> Iterator[tuple[str, dict]]:
+def world_rows(world_spec: WorldSpec, seed: int, tokens: TokenCounter, report: WorldReport,
+               progress: bool = False) -> Iterator[tuple[str, dict]]:
     """Every ``(config, row)`` of the world release, corpus first, in a fixed order.
 
     Fills ``report`` with row counts, graph statistics and question statistics as it goes.
     """
-    world, questions, report.questions = generate_world(build.spec, build.seed)
-    langs = build.spec.lang_order()
+    world, questions, report.questions = generate_world(world_spec, seed)
+    langs = world_spec.lang_order()
     docs = {lang: array("q") for lang in langs}
     src = {lang: array("q") for lang in langs}
     dst = {lang: array("q") for lang in langs}
@@ -221,28 +242,28 @@ def world_rows(build: WorldBuild, tokens: TokenCounter, report: WorldReport, pro
             yield config, row
 
 
-def world_tables(build: WorldBuild, *, tokens: TokenCounter | None = None, progress: bool = False) -> tuple[dict[str, pa.Table], WorldReport]:
+def world_tables(world_spec: WorldSpec, seed: int, tokens: TokenCounter, *,
+                 progress: bool = False) -> tuple[dict[str, pa.Table], WorldReport]:
     """The world's tables in memory (no files), for builders that use it as their embedded default."""
-    tokens = tokens or load_tokenizer(build.tokenizer)
     report = WorldReport(None)
     rows: dict[str, list[dict]] = {c: [] for c in CONFIGS}
-    for config, row in world_rows(build, tokens, report, progress):
+    for config, row in world_rows(world_spec, seed, tokens, report, progress):
         rows[config].append(row)
     tables = {c: pa.Table.from_pylist(rows[c], schema=FEATURES[c].arrow_schema) for c in CONFIGS}
     report.rows = {c: t.num_rows for c, t in tables.items()}
     return tables, report
 
 
-def build(build_spec: WorldBuild, out: Path, *, tokens: TokenCounter | None = None, progress: bool = True) -> WorldReport:
+def build(spec: WorldBuild, out: Path, *, tokens: TokenCounter | None = None, progress: bool = True) -> WorldReport:
     """Write the world release at ``out`` (replacing a previous release there atomically)."""
-    tokens = tokens or load_tokenizer(build_spec.tokenizer)
+    tokens = tokens or load_tokenizer(spec.tokenizer)
     report = WorldReport(Path(out))
-    manifest = base_manifest("world", build_spec, build_spec.seed, tokens, {})
+    manifest = base_manifest(BENCHMARK, spec, tokens, {})
     with ReleaseWriter(out, FACTS, manifest) as release:
         for config in CONFIGS:
             release.declare(config, FEATURES[config])
             release.open_split(config, SPLIT)
-        for config, row in world_rows(build_spec, tokens, report, progress):
+        for config, row in world_rows(spec.world_spec(), spec.seed, tokens, report, progress):
             release.write(config, SPLIT, row)
             report.rows[config] = report.rows.get(config, 0) + 1
         release.manifest["stats"] = {
@@ -253,3 +274,10 @@ def build(build_spec: WorldBuild, out: Path, *, tokens: TokenCounter | None = No
         release.card_fields["world_stats"] = stats_markdown(report)
     return report
 
+
+def demo_spec(seed: int, tokenizer: str) -> WorldBuild:
+    """400 entities per language and 100 questions per language, in English and Chinese."""
+    return WorldBuild(docs=400, questions=100, seed=seed, tokenizer=tokenizer)
+
+
+BUILDER = Builder(id=BENCHMARK, spec=WorldBuild, features=FEATURES.__getitem__, facts=FACTS, build=build, demo=demo_spec)

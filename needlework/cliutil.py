@@ -21,21 +21,6 @@ class UserError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
-def int_list(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
-    """click callback: comma-separated integers (``_`` allowed as a digit separator)."""
-    if value is None:
-        return None
-    try:
-        return tuple(int(v.strip().replace("_", "")) for v in value.split(",") if v.strip())
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
-
-
-def str_list(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
-    """click callback: comma-separated names, blanks dropped."""
-    return None if value is None else tuple(v.strip() for v in value.split(",") if v.strip())
-
-
 def domain_errors(fn: F) -> F:
     """Turn needlework and OS errors raised by ``fn`` into one-line user errors.
 

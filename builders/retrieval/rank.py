@@ -15,12 +15,15 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from builders.retrieval.base import Retriever, StrategyRanking, order_keys, ranks_of, top_k
-from builders.retrieval.cache import RetrievalCache, fingerprint_of
+from builders.retrieval.base import DocumentRenderer, Retriever, StrategyRanking, order_keys, ranks_of, top_k
+from builders.retrieval.bm25 import BM25Retriever
+from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
+from builders.retrieval.dense import DenseRetriever
 from builders.retrieval.hybrid import HybridRetriever
 from builders.retrieval.ppr import PprGraph, PprParams, PprRetriever
+from generators.strategies import STRATEGIES, strategy_parts
 from needlework.errors import SpecError
-from generators.haystackcraft.spec import STRATEGIES
+
 
 def make_strategies(
     names: Sequence[str],
@@ -132,6 +135,47 @@ def rank_strategies(
         for name, strategy in todo.items():
             _store_rankings(cache, corpus_fp, strategy, questions_fp, results[name])
     return results
+
+
+def rank_corpus(strategies: Sequence[str], titles: Sequence[str], texts: Sequence[str], questions: Sequence[str],
+                needles: Sequence[np.ndarray], *, render: DocumentRenderer, top: int, links: tuple[np.ndarray, np.ndarray] | None = None,
+                dense_model: str | None = None, cache_dir: str | Path | None = None,
+                progress: bool = False) -> dict[str, list[StrategyRanking]]:
+    """Each strategy's top ``top`` documents and exact needle ranks for every question, from the corpus up.
+
+    Only the base retrievers the strategies need are built (hybrid needs BM25 and dense); the BM25
+    index, the document embeddings and the rankings are cached under ``cache_dir`` (``None``: the
+    default cache folder) keyed by the fingerprint of the rendered corpus, so a second build of the
+    same corpus reuses them.
+
+    Args:
+        strategies: Strategy names (:data:`generators.strategies.STRATEGIES`).
+        titles, texts: The corpus in doc-id order.
+        questions: Query texts.
+        needles: Each question's supporting doc ids.
+        render: How a (title, text) row becomes the text retrievers index.
+        top: Documents kept per ranking (at most the corpus size).
+        links: ``(src, dst)`` hyperlink arrays, needed by the ``+ppr`` strategies.
+        dense_model: The dense retriever's model (``None``: the offline default).
+        cache_dir: The retrieval cache folder.
+        progress: Show progress bars.
+    """
+    cache = RetrievalCache(cache_dir)
+    corpus_fp = corpus_fingerprint(titles, texts, render)
+    bases = {strategy_parts(s)[0] for s in strategies}
+    bm25 = dense = graph = None
+    if bases & {"bm25", "hybrid"}:
+        bm25 = BM25Retriever(titles, texts, render=render, cache=cache, corpus_fp=corpus_fp, show_progress=progress)
+    if bases & {"dense", "hybrid"}:
+        dense = DenseRetriever(titles, texts, render=render, model=dense_model, cache=cache, corpus_fp=corpus_fp,
+                               show_progress=progress)
+    if any(strategy_parts(s)[1] for s in strategies):
+        if links is None:
+            raise SpecError("the +ppr strategies need the corpus's links")
+        graph = PprGraph.from_links(links[0], links[1], len(titles))
+    built = make_strategies(strategies, bm25=bm25, dense=dense, graph=graph)
+    return rank_strategies(len(titles), questions, needles, built, min(top, len(titles)), cache=cache,
+                           corpus_fp=corpus_fp, show_progress=progress)
 
 
 def _needles(index: int, ids: np.ndarray, corpus_size: int) -> np.ndarray:

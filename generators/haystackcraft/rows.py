@@ -16,7 +16,8 @@ from generators.budget import MAX_ROUNDS, cut_at_tokens, token_indices
 from needlework.errors import BudgetError
 from generators.haystackcraft.assemble import RankedQuestion, assemble_haystack, order_haystack
 from generators.haystackcraft.prompt import DOCUMENT_JOINER, prompt_parts
-from generators.haystackcraft.spec import BENCHMARK, RANDOM_PREFIX, HaystackSpec, strategy_parts
+from generators.haystackcraft.spec import BENCHMARK, RANDOM_PREFIX, HaystackSpec
+from generators.strategies import strategy_parts
 from generators.seeding import rng_for
 from needlework.tokens import TokenCounter
 

@@ -4,25 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from generators.strategies import RETRIEVERS, STRATEGIES, strategy_parts
 from needlework.errors import SpecError
 
 BENCHMARK = "haystackcraft"
-RETRIEVERS: tuple[str, ...] = ("bm25", "dense", "hybrid")
-STRATEGIES: tuple[str, ...] = ("bm25", "bm25+ppr", "dense", "dense+ppr", "hybrid", "hybrid+ppr")
-"""The six retrieval strategies: each base retriever with and without PPR reranking."""
+"""The benchmark's one id: release and manifest name, eval task prefix, and part of every RNG key."""
 ORDERINGS: tuple[str, ...] = ("descending", "ascending", "random-0", "random-1", "random-2", "middle")
 """Retriever-ranked descending and ascending, three seeded random permutations, needles in the middle."""
 RANDOM_PREFIX = "random-"
 DEFAULT_SIZES: tuple[int, ...] = (0, 8_000, 16_000, 32_000, 64_000, 128_000)
 """Haystack sizes in tokens; 0 is the needles alone (the paper's "no distractors")."""
-
-
-def strategy_parts(strategy: str) -> tuple[str, bool]:
-    """``(base retriever, uses PPR)`` of a strategy name such as ``"hybrid+ppr"``."""
-    if strategy not in STRATEGIES:
-        raise SpecError(f"unknown retrieval strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
-    base, _, ppr = strategy.partition("+")
-    return base, bool(ppr)
 
 
 @dataclass(frozen=True)

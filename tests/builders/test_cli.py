@@ -35,33 +35,29 @@ def assert_one_error_line(result, *needles: str) -> str:
     return lines[0]
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("demo")
-    result = run("build", "demo", "--out", str(out), "--quiet")
-    assert result.exit_code == 0, result.output
-    assert result.output == "".join(f"{name}: {out / name}\n" for name in ("rulerv2", "needlebench", "world", "haystackcraft", "sequential-niah"))
-    return out
+def test_build_demo_names_every_release(demo):
+    assert demo.output == "".join(f"{name}: {demo.folder / name}\n"
+                                  for name in ("rulerv2", "needlebench", "world", "haystackcraft", "sequential-niah"))
 
 
 @pytest.fixture
 def release_copy(demo, tmp_path) -> Path:
     copy = tmp_path / "rulerv2"
-    shutil.copytree(demo / "rulerv2", copy)
+    shutil.copytree(demo.folder / "rulerv2", copy)
     return copy
 
 
 @pytest.mark.parametrize("benchmark", ["rulerv2", "needlebench", "world", "haystackcraft", "sequential-niah"])
 def test_build_demo_then_validate(demo, benchmark):
-    release = demo / benchmark
-    assert sorted(p.name for p in demo.iterdir()) == ["haystackcraft", "needlebench", "rulerv2", "sequential-niah", "world"]  # no hidden leftovers
+    release = demo.folder / benchmark
+    assert sorted(p.name for p in demo.folder.iterdir()) == ["haystackcraft", "needlebench", "rulerv2", "sequential-niah", "world"]  # no hidden leftovers
     result = run("validate", str(release))
     assert result.exit_code == 0, result.output
     assert result.output == f"{release}: valid\n"
 
 
 def test_info_lists_configs_and_lengths(demo):
-    result = run("info", str(demo / "rulerv2"))
+    result = run("info", str(demo.folder / "rulerv2"))
     assert result.exit_code == 0, result.output
     out = result.output
     assert out.splitlines()[0].startswith("rulerv2  needlework ")
@@ -74,7 +70,7 @@ def test_info_lists_configs_and_lengths(demo):
 
 
 def test_info_shows_needlebench_slack_below_the_buffer(demo):
-    result = run("info", str(demo / "needlebench"))
+    result = run("info", str(demo.folder / "needlebench"))
     assert result.exit_code == 0, result.output
     out = result.output
     assert "atc-zh/test: 48 rows" in out and "s-rt-en/test: 30 rows" in out and "m-rs-zh/test: 120 rows" in out

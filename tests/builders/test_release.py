@@ -54,7 +54,7 @@ def leftovers(parent: Path, name: str) -> list[str]:
 def built(tmp_path_factory, qwen) -> Path:
     """A small real RULERv2 release, built once; tests copy it before changing it."""
     out = tmp_path_factory.mktemp("built") / "rulerv2"
-    report = build(RulerV2Build(tasks=CONFIGS, options=RulerOptions(lengths=(1024, 2048), samples=3)), out, tokens=qwen, progress=False)
+    report = build(RulerV2Build(tasks=CONFIGS, lengths=(1024, 2048), samples=3), out, tokens=qwen, progress=False)
     assert report.rows == {"mk_niah_basic": 6, "mv_niah_basic": 6}
     return out
 

@@ -30,7 +30,6 @@ from typing import Any
 import pytest
 
 from builders.rulerv2 import RulerV2Build, build
-from generators.rulerv2.spec import RulerOptions
 
 pytestmark = pytest.mark.slow
 
@@ -146,7 +145,7 @@ def server(tmp_path_factory) -> Iterator[Server]:
 def release(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("release") / "rulerv2"
     spec = RulerV2Build(tasks=(CONFIG,), tokenizer="qwen2.5",
-                        options=RulerOptions(lengths=(SHORT, LONG), samples=SAMPLES, generation_reserve=MAX_TOKENS))
+                        lengths=(SHORT, LONG), samples=SAMPLES, generation_reserve=MAX_TOKENS)
     report = build(spec, out, progress=False)
     assert report.rows == {CONFIG: 2 * SAMPLES}
     return out

@@ -19,7 +19,7 @@ from builders.rulerv2 import RulerV2Build, build
 from eval.cli import main
 from eval.release import open_release
 from tests.support.releases import stub_server
-from generators.rulerv2.spec import TASKS, RulerOptions
+from generators.rulerv2.spec import TASKS
 from tests.support.openai_stub import Script, prompt_digest
 
 LENGTHS = (4096, 8192)
@@ -47,7 +47,7 @@ def perfect_response(row: dict[str, Any]) -> str:
 def loopback(tmp_path_factory, qwen) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("rulerv2-loopback")
     release = root / "rulerv2"
-    build(RulerV2Build(options=RulerOptions(lengths=LENGTHS, samples=SAMPLES, golden=True)), release, tokens=qwen, progress=False)
+    build(RulerV2Build(lengths=LENGTHS, samples=SAMPLES, golden=True), release, tokens=qwen, progress=False)
     opened = open_release(str(release))
     answers = {}
     for config in TASKS:

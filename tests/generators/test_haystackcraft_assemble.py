@@ -7,7 +7,8 @@ import pytest
 
 from needlework.errors import SpecError
 from generators.haystackcraft.assemble import MIN_CUT_TOKENS, RankedQuestion, assemble_haystack, order_haystack
-from generators.haystackcraft.spec import HaystackSpec, strategy_parts
+from generators.haystackcraft.spec import HaystackSpec
+from generators.strategies import strategy_parts
 
 JOIN = 1
 

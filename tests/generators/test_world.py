@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from builders.world import WorldBuild, world_tables
+from builders.world import world_tables
 from needlework.errors import SpecError
 from generators.text import split_sentences
 from generators.world.growth import grow_world
@@ -20,7 +20,7 @@ SPEC = WorldSpec(docs=600, questions=200)
 
 @pytest.fixture(scope="module")
 def tables(qwen):
-    built, report = world_tables(WorldBuild(SPEC, seed=7), tokens=qwen)
+    built, report = world_tables(SPEC, 7, qwen)
     return {name: t.to_pylist() for name, t in built.items()} | {"_report": report}
 
 
@@ -30,10 +30,10 @@ def corpus(tables):
 
 
 def test_same_seed_gives_identical_tables_and_other_seed_differs(qwen, tables):
-    again, _ = world_tables(WorldBuild(SPEC, seed=7), tokens=qwen)
+    again, _ = world_tables(SPEC, 7, qwen)
     for name, table in again.items():
         assert table.to_pylist() == tables[name], name
-    other, _ = world_tables(WorldBuild(SPEC, seed=8), tokens=qwen)
+    other, _ = world_tables(SPEC, 8, qwen)
     assert other["corpus"].column("text").to_pylist() != [r["text"] for r in tables["corpus"]]
     assert other["qa"].column("question").to_pylist() != [r["question"] for r in tables["qa"]]
 
@@ -209,7 +209,7 @@ def test_invalid_specs_are_rejected(kwargs):
 
 
 def test_a_single_language_world_has_only_that_language(qwen):
-    built, _ = world_tables(WorldBuild(WorldSpec(docs=120, langs=("zh",), questions=20), seed=1), tokens=qwen)
+    built, _ = world_tables(WorldSpec(docs=120, langs=("zh",), questions=20), 1, qwen)
     assert set(built["corpus"].column("lang").to_pylist()) == {"zh"}
     assert set(built["qa"].column("lang").to_pylist()) == {"zh"}
     assert all(d % 2 == 1 for d in built["corpus"].column("doc_id").to_pylist())

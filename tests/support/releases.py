@@ -25,7 +25,7 @@ from builders.rulerv2 import RulerV2Build, build
 from eval.backends.openai_compat import OpenAIBackend, RetryPolicy
 from eval.release import open_release
 from eval.runner import RunSpec
-from generators.rulerv2.spec import RulerOptions
+
 from tests.support.openai_stub import Script, StubServer, prompt_digest, serve_in_thread
 
 CONFIGS = ("mk_niah_basic", "mv_niah_basic")
@@ -41,7 +41,7 @@ _BUILT: dict[str, Path] = {}
 
 def build_small_release(out: Path) -> Path:
     """mk_niah_basic and mv_niah_basic at 1024 and 2048 tokens, 6 samples each (24 rows)."""
-    spec = RulerV2Build(tasks=CONFIGS, tokenizer="qwen2.5", options=RulerOptions(lengths=LENGTHS, samples=SAMPLES))
+    spec = RulerV2Build(tasks=CONFIGS, tokenizer="qwen2.5", lengths=LENGTHS, samples=SAMPLES)
     build(spec, out, progress=False)
     return out
 
