@@ -7,8 +7,6 @@ the typeset paper shows curly ones.
 
 from __future__ import annotations
 
-from typing import Sequence
-
 DOCUMENT_TEMPLATE = "Article Title: {title}\n{text}"
 DOCUMENT_JOINER = "\n\n"
 PROMPT_TEMPLATE = (
@@ -27,17 +25,6 @@ def render_document(title: str, text: str) -> str:
     pre-tokenized BPE the joined haystack then has exactly the sum of its parts' tokens.
     """
     return DOCUMENT_TEMPLATE.format(title=title.strip(), text=text.strip())
-
-
-def render_haystack(documents: Sequence[str]) -> str:
-    """Rendered documents in prompt order, joined by blank lines."""
-    return DOCUMENT_JOINER.join(documents)
-
-
-def render_prompt(haystack: str, question: str) -> str:
-    """The Appendix B prompt around an ordered haystack."""
-    before, after = prompt_parts(question)
-    return before + haystack + after
 
 
 def prompt_parts(question: str) -> tuple[str, str]:

@@ -23,12 +23,11 @@ from generators.rulerv2.pools import LETTERS, Document, DocQaPool, DocQuestion, 
 from generators.seeding import rng_for
 from generators.world.articles import fact_sentence, render_article
 from generators.world.draws import Draws
-from generators.world.growth import LAST_YEAR
 from generators.world.lexicon_en import LEXICON as EN
 from generators.world.model import Fact, World
 from generators.world.questions import ComposedQuestion, render_question
 from generators.world.schema import CLASS_OF_TYPE, KIND_BY_ID
-from generators.world.spec import WorldSpec, entity_of
+from generators.world.spec import LAST_YEAR, WorldSpec, entity_of
 from generators.world.tables import generate_world
 
 T = TypeVar("T")

@@ -309,12 +309,6 @@ def generate_samples(pairs: Iterable[tuple[SequentialQA, LongText]], *, seed: in
     return rows_from_drafts(drafts(), tokens, on_error)
 
 
-def assemble_sample(qa: SequentialQA, text: LongText, *, seed: int, tokens: TokenCounter,
-                    buckets: Sequence[LengthBucket] = LENGTH_BUCKETS) -> dict[str, Any]:
-    """The original row of one ``(qa, text)`` pair (:func:`generate_samples` of one pair)."""
-    return next(iter(generate_samples([(qa, text)], seed=seed, tokens=tokens, buckets=buckets)))
-
-
 def layout_of_row(row: dict[str, Any]) -> Layout:
     """The layout a row records: ``text_end``, ``cuts``, needle order (``answer_index`` in text order), noise."""
     return Layout(int(row["text_end"]), tuple(int(c) for c in row["cuts"]),

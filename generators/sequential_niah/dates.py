@@ -145,11 +145,6 @@ def add_days(day: date, n: int) -> date:
     return day + timedelta(days=n)
 
 
-def iso(day: date) -> str:
-    """``YYYY-MM-DD``."""
-    return day.isoformat()
-
-
 def parse_iso(text: str) -> date:
     """A :class:`date` from ``YYYY-MM-DD`` (raises ``ValueError`` otherwise)."""
     return date.fromisoformat(text)

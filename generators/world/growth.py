@@ -20,11 +20,10 @@ from generators.world.names import NameForge
 from generators.world.schema import (
     INTERACTIONS, KINDS_OF_TYPE, N_CONTINENTS, N_FIRST_COUNTRIES, TYPE_WEIGHTS, Kind,
 )
-from generators.world.spec import WorldSpec
+from generators.world.spec import LAST_YEAR, WorldSpec
 from generators.world.twins import make_twin
 
 N_FIRST_CITIES = 10
-LAST_YEAR = 2024
 TRIES = 12
 _TYPES = tuple(TYPE_WEIGHTS)
 _TYPE_CUM = cumulative(TYPE_WEIGHTS.values())
@@ -44,11 +43,6 @@ and the chance of having a recorded founder."""
 def date(year: int, d: Draws) -> str:
     """An ISO date in ``year`` with a drawn month and day (days 1-28, valid in every month)."""
     return f"{year:04d}-{d.between(1, 12):02d}-{d.between(1, 28):02d}"
-
-
-def year_of(time: str) -> int:
-    """The year of an ISO time string."""
-    return int(time[:4])
 
 
 class Growth:

@@ -18,7 +18,6 @@ from generators.world.schema import (
 FACT_FIELDS = frozenset({"s", "o", "year", "date", "value"})
 LEAD_FIELDS = frozenset({"s", "kind", "a_kind"})
 FILLER_FIELDS = frozenset({"s", "Pron", "pron", "topic", "topic2", "kind"})
-HOP_FIELDS = frozenset({"x"})
 PRONOUN_KEYS = ("male", "female", "place", "organization", "work")
 
 

@@ -231,9 +231,3 @@ INTERACTIONS: tuple[str, ...] = (
     "Investigate", "Threaten", "Impose embargo, boycott, or sanctions", "Return, release person(s)",
 )
 """Relation labels of the world's temporal graph, named after the CAMEO codes that ICEWS uses."""
-
-LIFE_EVENTS: tuple[str, ...] = (
-    "born", "graduated", "married", "joined", "had child", "founded", "wrote", "directed",
-    "performed", "moved", "retired", "died",
-)
-"""Relation labels of per-person life events (``events`` rows with ``kind == "life"``)."""

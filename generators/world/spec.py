@@ -9,6 +9,8 @@ from needlework.errors import SpecError
 BENCHMARK = "world"
 """The world's one id: its release name and part of every RNG key of the world."""
 LANGS: tuple[str, ...] = ("en", "zh")
+LAST_YEAR = 2024
+"""The world's present: no date in it is later."""
 DEFAULT_HOP_MIX: tuple[float, float, float, float] = (0.20, 0.58, 0.156, 0.064)
 """Share of 1-, 2-, 3- and 4-hop questions, HaystackCraft's Table 1."""
 

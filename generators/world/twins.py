@@ -9,27 +9,40 @@ negatives whose labels are known exactly.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from generators.world.draws import Draws
-from generators.world.model import Entity, Twin
-
-if TYPE_CHECKING:
-    from generators.world.growth import Growth
+from generators.world.model import Entity, Twin, World
+from generators.world.names import NameForge
+from generators.world.spec import LAST_YEAR
 
 NOT_COPIED = frozenset({"spouse", "capital"})
 CITY_RELATIONS = frozenset({"born_in", "died_in", "located_in", "headquartered_in", "formed_in"})
 WORK_TYPES = frozenset({"song", "book", "film"})
 
 
+class GrowingWorld(Protocol):
+    """What a twin is made from: the world growing around it (``generators.world.growth.Growth``)."""
+
+    world: World
+    forge: NameForge
+    pools: dict[str, list[int]]
+    country_of_city: dict[int, int]
+
+    @property
+    def entities(self) -> list[Entity]:
+        """The entities made so far, by id."""
+        ...
+
+
 def _shift_year(time: str, d: Draws) -> str:
     year = int(time[:4])
     step = d.between(1, 4)
-    year = year + step if year + step <= 2024 else year - step
+    year = year + step if year + step <= LAST_YEAR else year - step
     return f"{year:04d}{time[4:]}"
 
 
-def make_twin(g: "Growth", i: int, d: Draws) -> None:
+def make_twin(g: GrowingWorld, i: int, d: Draws) -> None:
     """Create entity ``i`` as the twin of entity ``i - 1`` and record what it violates."""
     original = g.entities[i - 1]
     name = g.forge.similar(original.name, original.type in WORK_TYPES, d)

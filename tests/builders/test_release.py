@@ -23,7 +23,6 @@ from builders.validate import read_card_metadata, validate_release
 from needlework.errors import ReleaseError
 from generators.rulerv2.niah_basic import generate
 from generators.rulerv2.spec import NiahBasicSpec, RulerOptions
-from needlework.tokenizers import load_tokenizer
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIGS = ("mk_niah_basic", "mv_niah_basic")

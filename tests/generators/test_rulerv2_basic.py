@@ -13,7 +13,6 @@ from generators.budget import JOIN_SLACK
 from needlework.errors import SpecError
 from generators.rulerv2.niah_basic import KeyWords, generate
 from generators.rulerv2.spec import NiahBasicSpec, RulerOptions
-from needlework.tokenizers import load_tokenizer
 
 # The paper's templates (RULERv2, Table 2 multi-key and Table 3 multi-value, basic level), written
 # out here so that an edit of generators/rulerv2/templates.py is caught.

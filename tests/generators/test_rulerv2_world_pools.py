@@ -9,7 +9,7 @@ import pytest
 from needlework.errors import SpecError
 from generators.rulerv2.pools import LETTERS, Mcq
 from generators.rulerv2.world_pools import DEFAULT_WORLD, YEAR_SPREAD, world_mcq_pool, world_pools
-from generators.world.growth import LAST_YEAR
+from generators.world.spec import LAST_YEAR
 from generators.world.lexicon_en import LEXICON as EN
 from generators.world.questions import render_question
 from generators.world.schema import CLASS_OF_TYPE
