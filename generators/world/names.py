@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 from needlework.errors import SpecError
 from generators.world.draws import Draws
-from generators.world.name_data import (
-    AVOID_NAMES, AVOID_SUBSTRINGS, AVOID_TITLE_PAIRS, FINAL_ONLY, INITIAL_SYLLABLES, NAME_PATTERNS, SYLLABLES, TITLE_ADJECTIVES, TITLE_NOUNS, TITLE_PATTERNS,
-)
+from generators.world.name_data import AVOID_NAMES, AVOID_SUBSTRINGS, FINAL_ONLY, INITIAL_SYLLABLES, NAME_PATTERNS, SYLLABLES
+from generators.world.title_data import AVOID_TITLE_PAIRS, TITLE_ADJECTIVES, TITLE_NOUNS, TITLE_PATTERNS
 from generators.world.schema import Kind
 
 PERSON_PATTERN: tuple[str, str] = ("{G} {F}", "{G}·{F}")

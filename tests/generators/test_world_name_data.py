@@ -10,6 +10,7 @@ from collections import deque
 import pytest
 
 from generators.world import name_data as nd
+from generators.world import title_data as td
 from generators.world.schema import KINDS
 
 WORK_TYPES = {"song", "book", "film"}
@@ -219,11 +220,11 @@ def test_collision_checks_catch_collisions():
 
 
 def test_title_word_counts():
-    assert len(nd.TITLE_ADJECTIVES) >= 120
-    assert len(nd.TITLE_NOUNS) >= 200
+    assert len(td.TITLE_ADJECTIVES) >= 120
+    assert len(td.TITLE_NOUNS) >= 200
 
 
-@pytest.mark.parametrize("words", [nd.TITLE_ADJECTIVES, nd.TITLE_NOUNS], ids=["adjectives", "nouns"])
+@pytest.mark.parametrize("words", [td.TITLE_ADJECTIVES, td.TITLE_NOUNS], ids=["adjectives", "nouns"])
 def test_title_words(words):
     english = [en for en, _ in words]
     chinese = [zh for _, zh in words]
@@ -235,8 +236,8 @@ def test_title_words(words):
 
 
 def test_adjective_noun_split_is_unambiguous():
-    assert all(zh.endswith("的") for _, zh in nd.TITLE_ADJECTIVES)
-    assert not any("的" in zh for _, zh in nd.TITLE_NOUNS)
+    assert all(zh.endswith("的") for _, zh in td.TITLE_ADJECTIVES)
+    assert not any("的" in zh for _, zh in td.TITLE_NOUNS)
 
 
 Automaton = tuple[list[tuple[dict[str, list[int]], list[tuple[frozenset[str], int]]]], int]
@@ -277,7 +278,7 @@ def title_automaton(template: str) -> Automaton:
             add(mid, syllable_chars, end)
             add(end, syllable_chars, end)
         else:
-            words = nd.TITLE_ADJECTIVES if field == "A" else nd.TITLE_NOUNS
+            words = td.TITLE_ADJECTIVES if field == "A" else td.TITLE_NOUNS
             trie: dict[tuple[int, str], int] = {}
             for _, word in words:
                 u = cur
@@ -324,7 +325,7 @@ def test_automata_find_collisions():
 
 def test_chinese_title_collisions_are_english_collisions():
     """Across all work kinds, templates that can give one Chinese title share their English."""
-    items = [(kind, en, zh) for kind in WORK_KINDS for en, zh in nd.TITLE_PATTERNS[kind]]
+    items = [(kind, en, zh) for kind in WORK_KINDS for en, zh in td.TITLE_PATTERNS[kind]]
     automata = [title_automaton(zh) for _, _, zh in items]
     for i, (kind_a, en_a, zh_a) in enumerate(items):
         for j in range(i + 1, len(items)):
@@ -334,23 +335,23 @@ def test_chinese_title_collisions_are_english_collisions():
 
 
 def test_adjectives_and_nouns_disjoint():
-    assert not {en for en, _ in nd.TITLE_ADJECTIVES} & {en for en, _ in nd.TITLE_NOUNS}
+    assert not {en for en, _ in td.TITLE_ADJECTIVES} & {en for en, _ in td.TITLE_NOUNS}
 
 
 def test_avoided_title_pairs_use_listed_words():
-    adjectives = {en for en, _ in nd.TITLE_ADJECTIVES}
-    nouns = {en for en, _ in nd.TITLE_NOUNS}
-    for adj, noun in nd.AVOID_TITLE_PAIRS:
+    adjectives = {en for en, _ in td.TITLE_ADJECTIVES}
+    nouns = {en for en, _ in td.TITLE_NOUNS}
+    for adj, noun in td.AVOID_TITLE_PAIRS:
         assert adj in adjectives and noun in nouns, (adj, noun)
 
 
 def test_every_work_kind_has_title_patterns():
-    assert set(nd.TITLE_PATTERNS) == set(WORK_KINDS)
+    assert set(td.TITLE_PATTERNS) == set(WORK_KINDS)
 
 
 @pytest.mark.parametrize("kind", WORK_KINDS)
 def test_title_patterns(kind):
-    patterns = nd.TITLE_PATTERNS[kind]
+    patterns = td.TITLE_PATTERNS[kind]
     assert len(patterns) >= 4
     for en, zh in patterns:
         f = fields(en)
