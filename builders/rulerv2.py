@@ -77,12 +77,14 @@ class RulerV2Build:
 
     Attributes:
         tasks: Config names among :data:`TASKS` (default: all 12).
-        lengths .. golden: The generator options (:class:`generators.rulerv2.spec.RulerOptions`).
+        lengths, samples, key_kind, key_length, value_digits, index_digits, generation_reserve,
+            n_values, shots, golden: The generator options, documented on
+            :class:`generators.rulerv2.spec.RulerOptions` (:attr:`options` builds it).
+        seed: Build seed.
+        tokenizer: Tokenizer spec that counts every budget.
         mcq: Multiple-choice source for the NIAH easy-to-hard tasks: ``world`` (embedded default),
             an MMLU folder, an MCQ table file, or ``hub:cais/mmlu``.
         docqa: Multi-doc QA source: ``world``, a HotpotQA JSON/JSONL file, or ``hub:hotpotqa/hotpot_qa``.
-        seed: Build seed.
-        tokenizer: Tokenizer spec that counts every budget.
     """
 
     tasks: tuple[str, ...] = option(TASKS, "Comma-separated tasks, e.g. mk_niah_medium,mdqa_hard (default: all 12).",

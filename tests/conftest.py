@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from builders.sources.icews import TemporalGraph, read_icews
 from needlework.tokenizers import load_tokenizer
 
 SHARED_DATA_VARIABLE = "NEEDLEWORK_SHARED_DATA"
@@ -63,3 +64,12 @@ def qwen():
 def cl100k():
     """GPT-4's cl100k_base tokenizer, offline."""
     return load_tokenizer("cl100k_base")
+
+
+@pytest.fixture(scope="session")
+def icews(shared_data: Path) -> TemporalGraph:
+    """The ICEWS14 temporal knowledge graph slice, read once (Sequential-NIAH's real-temporal source)."""
+    folder = shared_data / "tkg_icews14"
+    if not (folder / "train.txt").is_file():
+        _missing(f"ICEWS14 slice not found at {folder}")
+    return read_icews(folder)

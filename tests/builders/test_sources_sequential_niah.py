@@ -15,14 +15,6 @@ from generators.sequential_niah.tkg import Quad
 from needlework.errors import InputError
 
 
-@pytest.fixture(scope="module")
-def icews(shared_data):
-    folder = shared_data / "tkg_icews14"
-    if not (folder / "train.txt").is_file():
-        pytest.skip(f"ICEWS14 slice not found at {folder}")
-    return read_icews(folder)
-
-
 def test_icews14_reads_named_dated_quadruples(icews):
     assert len(icews.quads) == 74_845 + 8_514 + 7_371
     assert len(icews.entities) == 7_128 and len(icews.relations) == 230

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from builders.sources.icews import read_icews
 from builders.sources.ordered_qa import read_authors_qa, read_ordered_questions
 from builders.sources.person_names import faker_person_names
 from needlework.errors import InputError, SpecError
@@ -96,14 +95,6 @@ def test_the_date_reader_reads_the_authors_needles(shared_file):
 
 
 # --- fixtures ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def icews(shared_data):
-    folder = shared_data / "tkg_icews14"
-    if not (folder / "train.txt").is_file():
-        pytest.skip(f"ICEWS14 slice not found at {folder}")
-    return read_icews(folder)
 
 
 @pytest.fixture(scope="module")
