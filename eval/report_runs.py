@@ -1,4 +1,4 @@
-"""Finished runs as reports read them: ``results.json`` loaded and labelled, and the score lookups
+"""Finished runs as reports read them: their results loaded and labelled, and the score lookups
 that the report's tables and plots share.
 
 Scores are fractions in [0, 1]; lengths are in tokens; depths are in percent (RULERv2: 10% bin lower
@@ -11,16 +11,15 @@ distractors) is paired with the runs of the same release and model it is a basel
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval.store import RunDirectory
 from eval.tasks.rulerv2 import domain_and_level
 from needlework.errors import InputError
 
-RESULTS = "results.json"
 CELL_FIELDS = ("config", "length", "score", "n")
 GOLDEN_SPLIT = "golden"
 MISSING = "—"
@@ -28,7 +27,7 @@ MISSING = "—"
 
 @dataclass(frozen=True)
 class Run:
-    """One run's ``results.json`` with the label that names it in tables and legends."""
+    """One run's results with the label that names it in tables and legends."""
 
     label: str
     directory: Path
@@ -36,7 +35,7 @@ class Run:
 
     @property
     def scores(self) -> Mapping[str, Any]:
-        """The ``scores`` object of ``results.json``."""
+        """The ``scores`` object of the results."""
         return self.results["scores"]
 
     @property
@@ -46,7 +45,7 @@ class Run:
 
     @property
     def split(self) -> str:
-        """The split the run evaluated (``test`` when ``results.json`` does not say)."""
+        """The split the run evaluated (``test`` when the results do not say)."""
         return str((self.results.get("run") or {}).get("split") or "test")
 
     @property
@@ -61,7 +60,7 @@ class Run:
 
 
 def load_results(run_dir: Path) -> dict[str, Any]:
-    """Read and check one run's ``results.json``.
+    """Read and check one run's results (:meth:`eval.store.RunDirectory.read_results`).
 
     Args:
         run_dir: The run directory.
@@ -73,15 +72,9 @@ def load_results(run_dir: Path) -> dict[str, Any]:
         InputError: The file is missing, is not valid JSON, is not an object, lacks ``scores``,
             or has a score cell without one of the fields in :data:`CELL_FIELDS`.
     """
-    path = Path(run_dir) / RESULTS
-    if not path.is_file():
-        raise InputError(str(path), None, None, f"no {RESULTS} in run directory {run_dir} (is the run finished?)")
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(str(path), None, None, f"not valid JSON: {exc.msg} at line {exc.lineno}") from exc
-    if not isinstance(results, dict):
-        raise InputError(str(path), None, None, f"expected a JSON object, got {type(results).__name__}")
+    directory = RunDirectory(run_dir)
+    results = directory.read_results()
+    path = directory.results_file
     if not isinstance(results.get("scores"), dict):
         raise InputError(str(path), None, "scores", "missing or not an object")
     for index, cell in enumerate(results["scores"].get("cells") or []):

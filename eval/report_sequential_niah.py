@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 from eval.report_needlebench import points
 from eval.report_runs import Run, markdown_table
-from eval.tasks.sequential_niah import JUDGE_FILE, TASK_NAMES, read_verdicts
+from eval.store import RunDirectory
+from eval.tasks.sequential_niah import TASK_NAMES, read_verdicts
 from generators.sequential_niah.spec import LANGS, LENGTH_BUCKETS, PIPELINES
 
 if TYPE_CHECKING:
@@ -165,12 +166,12 @@ def scored_samples(run_dir: Path, *, judge: bool = False) -> list[ScoredSample]:
     from dataclasses import replace
 
     from eval.results import score_samples
-    from eval.store import SAMPLES, latest_records
+    from eval.store import RunDirectory
     from eval.tasks import TaskOptions
 
-    saved = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8"))
-    scored = score_samples(saved["expected"], latest_records(Path(run_dir) / SAMPLES),
-                           TaskOptions(**saved["run"]["task_options"]))
+    directory = RunDirectory(run_dir)
+    saved = directory.read_run()
+    scored = score_samples(saved["expected"], directory.latest_samples(), TaskOptions(**saved["run"]["task_options"]))
     if not judge:
         return scored
     verdicts = read_verdicts(Path(run_dir))
@@ -200,16 +201,11 @@ def summary(run: Run) -> Mapping[str, Any]:
     tasks = (run.scores.get("by") or {}).get("task") or {}
     if not any(task in TASK_NAMES for task in tasks):
         return {}
-    directory = Path(run.directory)
-    if not (directory / "run.json").is_file():
+    directory = RunDirectory(run.directory)
+    if not directory.is_run():
         return dict(run.scores.get("sequential_niah") or {})
-    stamps = tuple(_stamp(directory / name) for name in ("run.json", "samples.jsonl", JUDGE_FILE))
-    return _computed(str(directory.resolve()), stamps, json.dumps(run.scores.get("sequential_niah"), sort_keys=True))
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    stat = path.stat() if path.is_file() else None
-    return (stat.st_size, stat.st_mtime_ns) if stat else (0, 0)
+    return _computed(str(directory.path.resolve()), directory.stamp(),
+                     json.dumps(run.scores.get("sequential_niah"), sort_keys=True))
 
 
 @lru_cache(maxsize=8)
@@ -220,7 +216,7 @@ def _computed(directory: str, _stamps: tuple[tuple[int, int], ...], saved: str) 
     if not block:
         rule = scored_samples(Path(directory))
         block = dict(sequential_niah_summary(rule) or {})
-    if block and (Path(directory) / JUDGE_FILE).is_file():
+    if block and RunDirectory(directory).has_judgements():
         rule = rule if rule is not None else scored_samples(Path(directory))
         block["judge"] = judge_block(rule, scored_samples(Path(directory), judge=True))
     return block

@@ -39,7 +39,6 @@ or :class:`LlmJudge` around any callable that answers chat messages;
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import unicodedata
 from collections import Counter
@@ -72,7 +71,6 @@ SEQUENTIAL_METRIC = (
     "sub-multiset of the reference item's); 1 when every reference item is matched, no extra item remains and, "
     "where the question asks for order, the matched items are in reference order; else 0"
 )
-JUDGE_FILE = "judge.jsonl"
 
 # Dates ------------------------------------------------------------------------------------------------
 
@@ -436,10 +434,10 @@ class LlmJudge:
 
 def read_verdicts(run_dir: Path) -> dict[str, JudgeVerdict]:
     """The judge verdicts saved in a run directory's ``judge.jsonl``, by sample key."""
-    from eval.store import latest_records
+    from eval.store import RunDirectory
 
     return {key: JudgeVerdict(key, r.get("raw"), r.get("eval_label"), (r.get("error") or {}).get("message"))
-            for key, r in latest_records(Path(run_dir) / JUDGE_FILE).items()}
+            for key, r in RunDirectory(run_dir).latest_judgements().items()}
 
 
 def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] | None = None,
@@ -461,10 +459,10 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
         Every verdict of the run, by sample key.
     """
     from eval.release import open_release
-    from eval.store import SAMPLES, SampleWriter, is_done, latest_records
+    from eval.store import RunDirectory, is_done
 
-    run_dir = Path(run_dir)
-    saved = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    directory = RunDirectory(run_dir)
+    saved = directory.read_run()
     info = saved["run"]
     if release is None:
         local = str(info["revision"]).startswith("sha256:")
@@ -472,8 +470,8 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
     if release.revision != info["revision"]:
         raise SpecError(f"{run_dir}: the release is at {release.revision}, the run used {info['revision']}")
     options = TaskOptions(**info["task_options"])
-    records = latest_records(run_dir / SAMPLES)
-    done = {key for key, record in latest_records(run_dir / JUDGE_FILE).items() if is_done(record)}
+    records = directory.latest_samples()
+    done = {key for key, record in directory.latest_judgements().items() if is_done(record)}
     answered = {key for key, record in records.items() if record.get("error") is None}
     wanted = {(e["config"], e["row_id"]): e for e in saved["expected"]
               if e["task"] in TASK_NAMES and e["key"] in answered and e["key"] not in done}
@@ -489,7 +487,7 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
     requests = [Request(key, case.messages(), settings) for key, (case, _) in cases.items()]
 
     async def drive() -> None:
-        with SampleWriter(run_dir / JUDGE_FILE) as writer:
+        with directory.judge_writer() as writer:
             try:
                 async for outcome in backend.stream(iter(requests)):
                     error = None if outcome.error is None else {**asdict(outcome.error), "final": outcome.error.final}

@@ -29,7 +29,6 @@ from eval.results import ScoredSample
 from eval.runner import RunSpec, run
 from eval.tasks import TASKS, TaskOptions, get_task, task_name_for_row
 from eval.tasks.sequential_niah import (
-    JUDGE_FILE,
     ORDERED,
     UNORDERED,
     JudgeCase,
@@ -406,7 +405,7 @@ def test_judge_run_keeps_raw_outputs_parses_labels_and_resumes(judged_run):
     run_dir = judged_run["outcome"].run_dir
     verdicts = judged_run["verdicts"]
     assert len(verdicts) == 6 and all(v.raw and v.raw.startswith("```json") for v in verdicts.values())
-    lines = [json.loads(line) for line in (run_dir / JUDGE_FILE).read_text(encoding="utf-8").splitlines()]
+    lines = [json.loads(line) for line in (run_dir / "judge.jsonl").read_text(encoding="utf-8").splitlines()]
     assert {line["eval_label"] for line in lines} == {"correct", "incorrect"}
     assert sum(line["eval_label"] == "incorrect" for line in lines) == 1  # o2/reorder/1 lacks an item
     prompts = judged_run["judge"].prompts
@@ -457,7 +456,7 @@ def test_judge_command_judges_a_copied_run_and_reports_counts(judged_run, tmp_pa
 
     run_dir = tmp_path / "run"
     shutil.copytree(judged_run["outcome"].run_dir, run_dir)
-    (run_dir / JUDGE_FILE).unlink()
+    (run_dir / "judge.jsonl").unlink()
     made: list[tuple[str, str, str | None]] = []
 
     def scripted(name, model, *, base_url=None, **_):
@@ -468,8 +467,8 @@ def test_judge_command_judges_a_copied_run_and_reports_counts(judged_run, tmp_pa
     result = CliRunner().invoke(main, ["judge", str(run_dir), "--model", "judge-7b", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 0, result.output
     assert made == [("openai", "judge-7b", "http://127.0.0.1:9/v1")]
-    assert result.output == f"{run_dir}: 6 judged, 5 correct ({run_dir / JUDGE_FILE})\n"
-    assert len((run_dir / JUDGE_FILE).read_text(encoding="utf-8").splitlines()) == 6
+    assert result.output == f"{run_dir}: 6 judged, 5 correct ({run_dir / 'judge.jsonl'})\n"
+    assert len((run_dir / "judge.jsonl").read_text(encoding="utf-8").splitlines()) == 6
 
 
 def test_judge_command_without_an_endpoint_fails_in_one_line(judged_run, tmp_path):
