@@ -11,7 +11,7 @@ import click
 
 from eval.backends.base import BackendError
 from eval.store import JUDGE, RESULTS, RunDirectory
-from eval.tasks import TaskOptions
+from eval.task import TaskOptions
 from needlework import __version__
 from needlework.cliutil import UserError, domain_errors
 
@@ -158,7 +158,7 @@ def report_command(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
 def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url: str | None, api_key_env: str,
                   concurrency: int, gen_kwargs: str | None) -> None:
     from eval.runner import backend_for
-    from eval.tasks.sequential_niah import judge_run
+    from eval.benchmarks.sequential_niah.judge import judge_run
 
     generation = parse_gen_kwargs(gen_kwargs) or None
     for run_dir in run_dirs:

@@ -21,10 +21,11 @@ from typing import Any, Iterable, Iterator, Literal, Mapping
 from tqdm.auto import tqdm
 
 from eval.backends.base import Backend, BackendError, Outcome, Request
+from eval.benchmarks import get_task, task_name_for_row
 from eval.release import Release, open_release
 from eval.results import SCHEMA_VERSION, aggregate_scores, count_outcomes, score_samples, usage_and_timing
 from eval.store import RunDirectory, SampleWriter, is_done
-from eval.tasks import Task, TaskOptions, get_task, task_name_for_row
+from eval.task import Task, TaskOptions
 from needlework.errors import NeedleworkError, SpecError
 from needlework import __version__
 

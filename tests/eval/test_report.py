@@ -217,7 +217,7 @@ def level_run_dirs(tmp_path: Path) -> list[Path]:
 
 
 def test_golden_partner_is_the_same_release_revision_and_model(level_run_dirs: list[Path]) -> None:
-    from eval.report_runs import golden_partner, level_runs
+    from eval.benchmarks.rulerv2.report import golden_partner, level_runs
 
     runs = load_runs(level_run_dirs)
     test, _, _, golden = runs
@@ -227,7 +227,7 @@ def test_golden_partner_is_the_same_release_revision_and_model(level_run_dirs: l
 
 
 def test_levels_plot_draws_each_level_and_its_golden_score_dashed(level_run_dirs: list[Path]) -> None:
-    from eval.report_plots import LEVEL_COLOURS, plot_levels
+    from eval.benchmarks.rulerv2.report import LEVEL_COLOURS, plot_levels
 
     figure = plot_levels(load_runs(level_run_dirs))
     axes = [ax for ax in figure.axes if ax.get_title()]

@@ -17,27 +17,15 @@ from eval.backends.base import Outcome, Request
 from eval.report import write_report
 from eval.report_plots import png_bytes
 from eval.report_runs import load_runs
-from eval.report_sequential_niah import (
-    noise_analysis,
-    plot_groups,
-    sequential_niah_plots,
-    sequential_niah_section,
-    sequential_niah_summary,
-    summary,
-)
-from eval.results import ScoredSample
+from eval.benchmarks import TASKS, get_task, task_name_for_row
+from eval.benchmarks.sequential_niah.items import normalize_item, parse_items, score_items
+from eval.benchmarks.sequential_niah.judge import JudgeCase, LlmJudge, judge_run
+from eval.benchmarks.sequential_niah.report import plot_groups, sequential_niah_plots, sequential_niah_section, summary
+from eval.benchmarks.sequential_niah.summary import noise_analysis, sequential_niah_summary
+from eval.benchmarks.sequential_niah.task import ORDERED, UNORDERED
 from eval.runner import RunSpec, run
-from eval.tasks import TASKS, TaskOptions, get_task, task_name_for_row
-from eval.tasks.sequential_niah import (
-    ORDERED,
-    UNORDERED,
-    JudgeCase,
-    LlmJudge,
-    judge_run,
-    normalize_item,
-    parse_items,
-    score_items,
-)
+from eval.scored import ScoredSample
+from eval.task import TaskOptions
 from tests.support.releases import write_test_release
 from needlework.errors import SpecError
 from generators.sequential_niah.judge import GROUPS, JudgeSpec, build_judge_sets
