@@ -2,9 +2,10 @@
 
 A benchmark is its tasks (how a release row is asked, read and scored), the rule that picks a
 row's task, and optionally a summary of its scored samples (the paper's tables, written to the
-results under ``scores[<id>]``), and a report section with its plots. The registry
-:data:`eval.benchmarks.BENCHMARKS` lists one declaration per benchmark; the harness, the
-aggregation and the report loop over it, so adding a benchmark is one module plus one line there.
+results under ``scores[<id>]``), a report section with its plots, and an LLM judge rubric. The
+registry :data:`eval.benchmarks.BENCHMARKS` lists one declaration per benchmark; the harness, the
+aggregation, the report and the judge loop over it, so adding a benchmark is one module plus one
+line there.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from eval.report_runs import Run
+from eval.rubric import JudgeRubric
 from eval.scored import ScoredSample
 from eval.task import Task, TaskOptions
 from needlework.errors import SpecError
@@ -44,6 +46,8 @@ class Benchmark:
         plots: The section's plots for the report's runs; drawn in order into the report folder.
         section: The report's Markdown lines for the runs, given ``{view: file name}`` of the plots
             drawn; empty when no run has this benchmark.
+        judge: The LLM judge rubric of ``python -m eval judge`` (:func:`eval.judge.judge_run`), if the
+            benchmark's answers can be judged.
     """
 
     id: str
@@ -52,6 +56,7 @@ class Benchmark:
     summarize: Summarize | None = None
     plots: Plots | None = None
     section: Section | None = None
+    judge: JudgeRubric | None = None
 
     def __post_init__(self) -> None:
         foreign = sorted(name for name in self.tasks if not name.startswith(f"{self.id}/"))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -20,11 +19,13 @@ from typing import Any, Iterable, Iterator, Literal, Mapping
 
 from tqdm.auto import tqdm
 
+from eval.backends import backend_for
 from eval.backends.base import Backend, BackendError, Outcome, Request
 from eval.benchmarks import get_task, task_name_for_row
 from eval.release import Release, open_release
 from eval.results import SCHEMA_VERSION, aggregate_scores, count_outcomes, score_samples, usage_and_timing
 from eval.store import RunDirectory, SampleWriter, is_done
+from eval.stream import stream_records
 from eval.task import Task, TaskOptions
 from needlework.errors import NeedleworkError, SpecError
 from needlework import __version__
@@ -175,27 +176,6 @@ def make_backend(spec: RunSpec) -> Backend:
                        seed=spec.seed, max_model_len=spec.max_model_len)
 
 
-def backend_for(name: str, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-                concurrency: int = 16, timeout_s: float = 600.0, max_retries: int = 6, seed: int = 0,
-                max_model_len: int | None = None) -> Backend:
-    """An ``openai`` (any compatible server; key from ``api_key_env``) or ``vllm`` backend serving ``model``.
-
-    Shared by runs and by judges over finished runs, so both reach a model the same way.
-    """
-    if name == "openai":
-        from eval.backends.openai_compat import OpenAIBackend, RetryPolicy
-
-        if not base_url:
-            raise SpecError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)")
-        return OpenAIBackend(model, base_url, api_key=os.environ.get(api_key_env), concurrency=concurrency,
-                             timeout_s=timeout_s, retry=RetryPolicy(max_retries=max_retries), seed=seed)
-    if name == "vllm":
-        from eval.backends.vllm_backend import VllmBackend
-
-        return VllmBackend(model, max_model_len=max_model_len)
-    raise SpecError(f"unknown backend {name!r}; choose openai or vllm")
-
-
 def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) -> RunOutcome:
     """Run (or resume) ``spec``: write the run file first and the results last.
 
@@ -235,38 +215,30 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
 
 async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Request, dict[str, Any]]],
                  writer: SampleWriter, total: int, initial: int, progress: bool) -> int:
-    stubs: dict[str, dict[str, Any]] = {}
-
-    def feed() -> Iterator[Request]:
-        for request, stub in requests:
-            stubs[request.key] = stub
-            yield request
-
+    """Stream the requests into the samples (:func:`eval.stream.stream_records`) with a progress bar,
+    stopping once the error budget is spent; a stopping error carries ``new_samples``."""
     finished = failed = 0
     bar = tqdm(total=total, initial=min(initial, total), unit="sample", disable=not progress, dynamic_ncols=True)
-    outcomes = backend.stream(feed())
+
+    def after(outcome: Outcome) -> None:
+        nonlocal finished, failed
+        finished += 1
+        if outcome.error is not None and outcome.error.kind != "context_length":
+            failed += 1
+        bar.update(1)
+        bar.set_postfix(errors=failed, refresh=False)
+        if finished >= MIN_SAMPLES_FOR_ERROR_BUDGET and failed > spec.max_error_rate * finished:
+            raise ErrorBudgetExceeded(
+                f"stopped: {failed} of {finished} samples failed (--max-error-rate {spec.max_error_rate:g}); "
+                "fix the cause and re-run the same command to resume")
+
     try:
-        async for outcome in outcomes:
-            writer.append(_record(stubs.pop(outcome.key), outcome))
-            finished += 1
-            if outcome.error is not None and outcome.error.kind != "context_length":
-                failed += 1
-            bar.update(1)
-            bar.set_postfix(errors=failed, refresh=False)
-            if finished >= MIN_SAMPLES_FOR_ERROR_BUDGET and failed > spec.max_error_rate * finished:
-                err = ErrorBudgetExceeded(
-                    f"stopped: {failed} of {finished} samples failed (--max-error-rate {spec.max_error_rate:g}); "
-                    "fix the cause and re-run the same command to resume")
-                err.new_samples = finished  # type: ignore[attr-defined]
-                raise err
-    except BackendError as err:
+        return await stream_records(backend, requests, writer, _record, after)
+    except (ErrorBudgetExceeded, BackendError) as err:
         err.new_samples = finished  # type: ignore[attr-defined]
         raise
     finally:
-        await outcomes.aclose()  # type: ignore[attr-defined]
-        await backend.aclose()
         bar.close()
-    return finished
 
 
 def write_run_file(directory: RunDirectory, spec: RunSpec, release: Release, backend_info: Mapping[str, Any],

@@ -19,10 +19,12 @@ from eval.report_plots import png_bytes
 from eval.report_runs import load_runs
 from eval.benchmarks import TASKS, get_task, task_name_for_row
 from eval.benchmarks.sequential_niah.items import normalize_item, parse_items, score_items
-from eval.benchmarks.sequential_niah.judge import JudgeCase, LlmJudge, judge_run
+from eval.benchmarks.sequential_niah.judge import JUDGE_RUBRIC, JudgeCase, judge_case
 from eval.benchmarks.sequential_niah.report import plot_groups, sequential_niah_plots, sequential_niah_section, summary
 from eval.benchmarks.sequential_niah.summary import noise_analysis, sequential_niah_summary
 from eval.benchmarks.sequential_niah.task import ORDERED, UNORDERED
+from eval.judge import judge_run
+from eval.rubric import LlmJudge
 from eval.runner import RunSpec, run
 from eval.scored import ScoredSample
 from eval.task import TaskOptions
@@ -226,12 +228,17 @@ def test_llm_judge_uses_the_paper_prompt_by_order_type_and_language_and_keeps_th
         seen.append(messages[0]["content"])
         return '```json\n{"eval_analysis": "一致", "eval_label": "正确"}\n```'
 
-    judge = LlmJudge(complete)
-    result = judge.judge(JudgeCase("k1", "按日期罗列", "1. a", "- a", "temporal", "zh"))
-    assert result.label == "correct" and result.correct and "正确" in result.raw
+    judge = LlmJudge(JUDGE_RUBRIC, complete)
+    zh_row = {"question": "按日期罗列", "reference": "- a", "pipeline": "synthetic-temporal", "lang": "zh"}
+    result = judge.judge(zh_row, "1. a", key="k1")
+    assert (result.key, result.value, result.score) == ("k1", "correct", 1.0) and "正确" in result.raw
     assert "<问题开始>\n按日期罗列\n<问题结束>" in seen[0] and "order_analysis" in seen[0]
-    assert judge.score(JudgeCase("k2", "Steps?", "1. a", "1. a", "logical", "en")) == 1.0
+    assert (judge_case("k1", zh_row, "1. a") == JudgeCase("k1", "按日期罗列", "1. a", "- a", "temporal", "zh")
+            and JudgeCase("k1", "按日期罗列", "1. a", "- a", "temporal", "zh").messages()[0]["content"] == seen[0])
+    en_row = {"question": "Steps?", "reference": "1. a", "pipeline": "real-logical", "lang": "en"}
+    assert judge.score(en_row, "1. a") == 1.0
     assert "only a complete match" in seen[1] and "order_analysis" not in seen[1]
+    assert [JUDGE_RUBRIC.score(v) for v in ("correct", "incorrect", None)] == [1.0, 0.0, None]
 
 
 # --- report aggregation on hand-made samples --------------------------------------------------------------------
@@ -439,7 +446,7 @@ def test_judge_command_judges_a_copied_run_and_reports_counts(judged_run, tmp_pa
 
     from click.testing import CliRunner
 
-    import eval.runner
+    import eval.backends
     from eval.cli import main
 
     run_dir = tmp_path / "run"
@@ -451,7 +458,7 @@ def test_judge_command_judges_a_copied_run_and_reports_counts(judged_run, tmp_pa
         made.append((name, model, base_url))
         return ScriptedBackend(judged_run["judge_answer"])
 
-    monkeypatch.setattr(eval.runner, "backend_for", scripted)
+    monkeypatch.setattr(eval.backends, "backend_for", scripted)
     result = CliRunner().invoke(main, ["judge", str(run_dir), "--model", "judge-7b", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 0, result.output
     assert made == [("openai", "judge-7b", "http://127.0.0.1:9/v1")]

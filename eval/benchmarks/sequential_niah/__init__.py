@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import partial
 
 from eval.benchmark import Benchmark
+from eval.benchmarks.sequential_niah.judge import JUDGE_RUBRIC
 from eval.benchmarks.sequential_niah.report import sequential_niah_plots, sequential_niah_section
 from eval.benchmarks.sequential_niah.summary import sequential_niah_summary
 from eval.benchmarks.sequential_niah.task import TASK_NAMES, SequentialNiahTask, task_for_row
@@ -19,5 +20,6 @@ SEQUENTIAL_NIAH = Benchmark(
     summarize=sequential_niah_summary,
     plots=sequential_niah_plots,
     section=sequential_niah_section,
+    judge=JUDGE_RUBRIC,
 )
 """``sequential-niah/ordered`` and ``sequential-niah/unordered``, chosen by the row's ``ordered``."""

@@ -4,7 +4,7 @@ A run's block is ``scores["sequential-niah"]`` of its results
 (:func:`eval.benchmarks.sequential_niah.summary.sequential_niah_summary`, written by the harness);
 for older results without it, it is computed from the run directory's run file and samples
 (:func:`scored_samples`). When the run directory holds LLM-judge verdicts
-(:func:`eval.benchmarks.sequential_niah.judge.judge_run`), a ``judge`` block adds the judge's
+(:func:`eval.judge.judge_run`), a ``judge`` block adds the judge's
 accuracy on the originals and its agreement with the rule scorer.
 """
 
@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval.benchmarks.sequential_niah.judge import read_verdicts
+from eval.benchmarks.sequential_niah.judge import JUDGE_RUBRIC
 from eval.benchmarks.sequential_niah.summary import (
     GROUP_COLUMNS,
     NOISE_LABELS,
@@ -29,6 +29,7 @@ from eval.benchmarks.sequential_niah.summary import (
 )
 from eval.benchmarks.sequential_niah.task import TASK_NAMES, SequentialNiahTask
 from eval.report_runs import Run, markdown_table, points
+from eval.rubric import read_verdicts
 from eval.scored import ScoredSample, score_records
 from eval.store import RunDirectory
 from eval.task import TaskOptions
@@ -56,12 +57,12 @@ def scored_samples(run_dir: Path, *, judge: bool = False) -> list[ScoredSample]:
     scored = score_records(expected, directory.latest_samples(), lambda name: SequentialNiahTask(name, options))
     if not judge:
         return scored
-    verdicts = read_verdicts(Path(run_dir))
+    verdicts = read_verdicts(directory, JUDGE_RUBRIC)
     judged = []
     for sample in scored:
         if sample.task in TASK_NAMES and not sample.error_kind:
             verdict = verdicts.get(sample.key)
-            sample = replace(sample, score=None if verdict is None or verdict.error else float(bool(verdict.correct)))
+            sample = replace(sample, score=None if verdict is None or verdict.error else verdict.score or 0.0)
         judged.append(sample)
     return judged
 
