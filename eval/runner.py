@@ -44,7 +44,7 @@ class ErrorBudgetExceeded(NeedleworkError, RuntimeError):
 
 @dataclass(frozen=True)
 class RunSpec:
-    """Everything a run is asked to do; recorded in ``run.json`` (no secrets)."""
+    """Everything a run is asked to do; recorded in the run file (no secrets)."""
 
     dataset: str
     configs: tuple[str, ...]

@@ -6,17 +6,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
-from eval.backends.base import Outcome, Request
-from eval.report import write_report
-from eval.report_plots import png_bytes
-from eval.report_runs import load_runs
 from eval.benchmarks import TASKS, get_task, task_name_for_row
 from eval.benchmarks.sequential_niah.items import normalize_item, parse_items, score_items
 from eval.benchmarks.sequential_niah.judge import JUDGE_RUBRIC, JudgeCase, judge_case
@@ -24,11 +19,15 @@ from eval.benchmarks.sequential_niah.report import plot_groups, sequential_niah_
 from eval.benchmarks.sequential_niah.summary import noise_analysis, sequential_niah_summary
 from eval.benchmarks.sequential_niah.task import ORDERED, UNORDERED
 from eval.judge import judge_run
+from eval.report import write_report
+from eval.report_plots import png_bytes
+from eval.report_runs import load_runs
 from eval.rubric import LlmJudge
 from eval.runner import RunSpec, run
 from eval.scored import ScoredSample
 from eval.task import TaskOptions
 from tests.support.releases import write_test_release
+from tests.support.scripted import ScriptedBackend
 from needlework.errors import SpecError
 from generators.sequential_niah.judge import GROUPS, JudgeSpec, build_judge_sets
 from generators.sequential_niah.prompts import parse_eval_label, parse_judge_json
@@ -328,28 +327,6 @@ def write_release(folder: Path, configs: dict[str, list[dict[str, Any]]]) -> Pat
     return write_test_release(folder, {"benchmark": "sequential-niah"}, SCHEMA, configs)
 
 
-class ScriptedBackend:
-    """Answers each prompt from a table (by content); the judge variant answers from a function."""
-
-    name = "scripted"
-
-    def __init__(self, answer) -> None:
-        self.answer = answer
-        self.prompts: list[str] = []
-
-    def describe(self) -> dict[str, Any]:
-        return {"backend": "scripted"}
-
-    async def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
-        for request in requests:
-            content = request.messages[-1]["content"]
-            self.prompts.append(content)
-            yield Outcome(request.key, self.answer(content))
-
-    async def aclose(self) -> None:
-        return None
-
-
 @pytest.fixture(scope="module")
 def judged_run(tmp_path_factory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("seq-run")
@@ -388,7 +365,10 @@ def test_run_scores_with_the_rule_scorer_and_summarizes_table_5(judged_run):
     results = judged_run["outcome"].results
     assert results["complete"] and results["counts"]["answered"] == 6
     assert results["scores"]["by"]["task"][ORDERED]["n"] == 3
+    written = results["scores"]["sequential-niah"]  # the harness writes the block under the benchmark's id
+    assert written["overall"] == {"accuracy": 1.0, "n": 2, "n_errors": 0}
     block = summary(load_runs([judged_run["outcome"].run_dir])[0])
+    assert {k: v for k, v in block.items() if k != "judge"} == written
     assert block["overall"] == {"accuracy": 1.0, "n": 2, "n_errors": 0}
     noise = block["noise"]
     # o1: 1 + (0, 1); o2: 1 + (0, 1) -> 4/6; consistent: neither
@@ -425,6 +405,19 @@ def test_report_section_tables_and_plot(judged_run):
     assert "| scripted | Cons. | - | 0.00 | 0.00 |" in text
     assert "| run | 8k-16k | 16k-32k |" in text and "LLM judge" in text
     assert sequential_niah_section([], {}) == []
+
+
+def test_report_computes_the_block_of_results_written_without_it(judged_run, tmp_path):
+    """Results from before the harness wrote the block: the report scores the run directory itself."""
+    import shutil
+
+    run_dir = tmp_path / "older"
+    shutil.copytree(judged_run["outcome"].run_dir, run_dir)
+    results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    del results["scores"]["sequential-niah"]
+    (run_dir / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    assert summary(load_runs([run_dir])[0]) == summary(load_runs([judged_run["outcome"].run_dir])[0])
+    assert summary(load_runs([run_dir])[0])["noise"]["ref"] == 1.0
 
 
 def test_groups_plot_on_hand_made_blocks():

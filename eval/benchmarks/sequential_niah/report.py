@@ -1,11 +1,11 @@
 """Sequential-NIAH in the report: accuracy by group (Figure 5), the noise analysis (Table 5) and the judge.
 
-A run's block is ``scores["sequential-niah"]`` of its results
+A run's block is the ``sequential-niah`` entry of its results' ``scores``
 (:func:`eval.benchmarks.sequential_niah.summary.sequential_niah_summary`, written by the harness);
 for older results without it, it is computed from the run directory's run file and samples
 (:func:`scored_samples`). When the run directory holds LLM-judge verdicts
-(:func:`eval.judge.judge_run`), a ``judge`` block adds the judge's
-accuracy on the originals and its agreement with the rule scorer.
+(:func:`eval.judge.judge_run`), a ``judge`` block adds the judge's accuracy on the originals and
+its agreement with the rule scorer.
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ def judge_block(rule: Sequence[ScoredSample], judged: Sequence[ScoredSample]) ->
 
 
 def summary(run: Run) -> Mapping[str, Any]:
-    """The run's Sequential-NIAH block: ``scores["sequential-niah"]``, else computed from its samples;
-    with a ``judge`` block when the run directory holds judge verdicts. Empty for other runs."""
+    """The run's Sequential-NIAH block: its entry in ``scores`` (under the benchmark's id), else computed
+    from its samples; with a ``judge`` block when the run directory holds judge verdicts. Empty for other runs."""
     tasks = (run.scores.get("by") or {}).get("task") or {}
     if not any(task in TASK_NAMES for task in tasks):
         return {}

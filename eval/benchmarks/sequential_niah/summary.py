@@ -18,7 +18,7 @@ The block is computed by :func:`sequential_niah_summary` from scored samples (a 
   Table 5 bears this reading out: its ``All`` Acc. is the sample-weighted mean of Ref. and the
   per-type variant accuracies.
 
-It is the benchmark's ``summarize``, written under ``scores["sequential-niah"]``.
+It is the benchmark's ``summarize``, written into the results' ``scores`` under the benchmark's id.
 """
 
 from __future__ import annotations
