@@ -194,7 +194,7 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     done = {key for key, record in records.items() if is_done(record)}
     pending = {(e["config"], e["row_id"]): e["key"] for e in expected if e["key"] not in done}
     backend = backend or make_backend(spec)
-    saved = write_run_file(directory, spec, release, backend.describe(), expected)
+    saved = write_run_file(run_dir, spec, release, backend.describe(), expected)
     stop: NeedleworkError | None = None
     new = 0
     if pending:
@@ -204,7 +204,7 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
                                          len(expected), len(expected) - len(pending), progress))
             except (ErrorBudgetExceeded, BackendError) as err:
                 stop, new = err, getattr(err, "new_samples", 0)
-        saved = write_run_file(directory, spec, release, backend.describe(), expected)  # now with engine facts
+        saved = write_run_file(run_dir, spec, release, backend.describe(), expected)  # now with engine facts
         records = directory.latest_samples()
     results = score_run(run_dir, wall_s=time.monotonic() - started, stopped=str(stop) if stop else None,
                         saved=(saved, records))
@@ -241,7 +241,7 @@ async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Reque
         bar.close()
 
 
-def write_run_file(directory: RunDirectory, spec: RunSpec, release: Release, backend_info: Mapping[str, Any],
+def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info: Mapping[str, Any],
                    expected: list[dict[str, Any]]) -> dict[str, Any]:
     """Write the run file: the run as asked (no secrets), provenance, and every expected sample."""
     run_info = {
@@ -255,7 +255,7 @@ def write_run_file(directory: RunDirectory, spec: RunSpec, release: Release, bac
         **dict(backend_info),
     }
     saved = {"schema_version": SCHEMA_VERSION, "run": run_info, "provenance": provenance, "expected": expected}
-    directory.write_run(saved)
+    RunDirectory(run_dir).write_run(saved)
     return saved
 
 
