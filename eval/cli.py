@@ -9,8 +9,10 @@ from typing import Any
 
 import click
 
+from eval.backends import BACKENDS
 from eval.backends.base import BackendError
-from eval.tasks import TaskOptions
+from eval.store import JUDGE, RESULTS, RunDirectory
+from eval.task import TaskOptions
 from needlework import __version__
 from needlework.cliutil import UserError, domain_errors
 
@@ -65,7 +67,7 @@ def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
 def _backend_options(model_help: str, base_url_help: str):  # noqa: ANN202 - click decorator stack
     """The options that reach a model (``run`` and ``judge``): backend, model, endpoint, key variable, concurrency."""
     options = [
-        click.option("--backend", type=click.Choice(["openai", "vllm"]), default="openai", show_default=True),
+        click.option("--backend", type=click.Choice(list(BACKENDS)), default="openai", show_default=True),
         click.option("--model", required=True, help=model_help),
         click.option("--base-url", default=None, help=base_url_help),
         click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
@@ -123,11 +125,10 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
     click.echo(f"{outcome.new_samples} new samples, {outcome.skipped_done} already done")
 
 
-@main.command("score")
+@main.command("score", help=f"Re-score runs from their saved samples alone and rewrite {RESULTS}.")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
 @domain_errors
 def score_command(run_dirs: tuple[Path, ...]) -> None:
-    """Re-score runs from their saved samples alone and rewrite results.json."""
     from eval.runner import score_run
 
     for run_dir in run_dirs:
@@ -149,26 +150,28 @@ def report_command(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
         click.echo(str(plot))
 
 
-@main.command("judge")
+@main.command("judge", help="Judge the answers of finished runs with an LLM, by the rubric of the run's benchmark "
+                           f"(Sequential-NIAH: the paper's judge prompts); verdicts are kept in {JUDGE}.")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
-@_backend_options("The judge model (the paper fine-tunes Qwen2.5-7B-Instruct).", "OpenAI-compatible endpoint of the judge.")
+@_backend_options("The judge model (Sequential-NIAH's paper fine-tunes Qwen2.5-7B-Instruct).",
+                  "OpenAI-compatible endpoint of the judge.")
 @click.option("--gen-kwargs", default=None, help="Judge generation settings (default temperature=0).")
 @domain_errors
 def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url: str | None, api_key_env: str,
                   concurrency: int, gen_kwargs: str | None) -> None:
-    """Judge Sequential-NIAH answers of finished runs with the paper's judge prompts (kept in judge.jsonl)."""
-    from eval.runner import backend_for
-    from eval.tasks.sequential_niah import judge_run
+    from eval.backends import backend_for
+    from eval.judge import judge_run, judged_benchmark
 
     generation = parse_gen_kwargs(gen_kwargs) or None
     for run_dir in run_dirs:
+        directory = RunDirectory(run_dir)
+        judged_benchmark(directory.read_run(), run_dir)  # fails before a backend is made
         judge = backend_for(backend, model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
         verdicts = judge_run(run_dir, judge, generation=generation)
-        labels = [v.label for v in verdicts.values()]
-        correct = sum(label == "correct" for label in labels)
-        unparsed = sum(label is None for label in labels)
-        click.echo(f"{run_dir}: {len(labels)} judged, {correct} correct"
-                   + (f", {unparsed} without a label" if unparsed else "") + f" ({run_dir / 'judge.jsonl'})")
+        correct = sum(v.score == 1.0 for v in verdicts.values())
+        unparsed = sum(v.value is None for v in verdicts.values())
+        click.echo(f"{run_dir}: {len(verdicts)} judged, {correct} correct"
+                   + (f", {unparsed} without a label" if unparsed else "") + f" ({directory.judge_file})")
 
 
 @main.command("count")
@@ -206,7 +209,7 @@ def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], 
 def _echo_summary(run_dir: Path, results: dict[str, Any]) -> None:
     overall = results["scores"]["overall"]
     score = overall.get("score")
-    click.echo(f"{run_dir / 'results.json'}: score {'-' if score is None else f'{100 * score:.1f}'} "
+    click.echo(f"{RunDirectory(run_dir).results_file}: score {'-' if score is None else f'{100 * score:.1f}'} "
                f"over {overall['n']} samples ({overall['n_errors']} errors)"
                + ("" if results["reportable"] else f"; not reportable: {'; '.join(results['not_reportable_because'])}"))
     for config, stats in results["scores"]["by"].get("config", {}).items():

@@ -1,8 +1,9 @@
-"""The report's PNG figures: score against length, needle-depth heatmaps, and RULERv2 levels.
+"""The report's generic PNG figures: score against length and needle-depth heatmaps.
 
 Every function returns a matplotlib ``Figure`` (imported lazily: matplotlib is only needed for
 reports) and :func:`png_bytes` renders it without software metadata, so the bytes depend only on
-the inputs. Scores are drawn as percentages; lengths (tokens) on a log2 axis.
+the inputs. Scores are drawn as percentages; lengths (tokens) on a log2 axis. The benchmarks'
+own figures (:mod:`eval.benchmarks`) draw with the same helpers.
 """
 
 from __future__ import annotations
@@ -12,19 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from eval.report_runs import (
-    Run,
-    cells_at,
-    configs_of,
-    golden_levels,
-    golden_partner,
-    length_label,
-    lengths_of,
-    level_runs,
-    level_scores,
-    pooled_score,
-)
-from eval.tasks.rulerv2 import DOMAINS, LEVELS
+from eval.report_runs import Run, cells_at, configs_of, length_label, lengths_of, pooled_score
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -32,8 +21,6 @@ if TYPE_CHECKING:
 
 COLORMAP = "RdYlGn"
 PNG_METADATA = {"Software": None}
-LEVEL_COLOURS: dict[str, str] = {"basic": "#1f77b4", "easy": "#2ca02c", "medium": "#ff7f0e", "hard": "#d62728"}
-"""One fixed colour per RULERv2 level, the same in every subplot and report."""
 
 
 def plot_score_vs_length(runs: Sequence[Run]) -> Figure:
@@ -82,10 +69,10 @@ def _draw_length_lines(ax: Axes, runs: Sequence[Run], config: str) -> None:
     ax.set_ylim(-3, 103)
     ax.grid(True, alpha=0.3)
     if lengths:
-        _log2_length_axis(ax, lengths)
+        log2_length_axis(ax, lengths)
 
 
-def _log2_length_axis(ax: Axes, lengths: Sequence[int]) -> None:
+def log2_length_axis(ax: Axes, lengths: Sequence[int]) -> None:
     """Context lengths (tokens, all > 0, ascending) on a log2 x axis, one labelled tick each."""
     ax.set_xscale("log", base=2)
     ax.set_xticks(lengths, [length_label(n) for n in lengths], rotation=45 if len(lengths) > 6 else 0)
@@ -153,61 +140,6 @@ def _draw_heatmap(ax: Axes, cells: list[Mapping[str, Any]], lengths: list[int], 
     ax.set_xticks(range(len(lengths)), [length_label(n) for n in lengths], rotation=45 if len(lengths) > 6 else 0)
     ax.set_yticks(range(len(depths)), [f"{d:g}" for d in depths])
     return image
-
-
-def plot_levels(runs: Sequence[Run]) -> Figure:
-    """RULERv2 score (%) against context length by level: one row per run, one column per domain.
-
-    Each level is a line in its fixed colour (:data:`LEVEL_COLOURS`). When the golden-context run
-    of the same release and model is among ``runs`` (:func:`golden_partner`), each level's golden
-    score is a dashed horizontal line in that level's colour: the score without distractors.
-
-    Args:
-        runs: Every run of the report. Rows are drawn for :func:`level_runs` (at least one is
-            needed); golden runs are only drawn as the dashed lines of their partners.
-
-    Returns:
-        The figure, not yet saved.
-    """
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-
-    rows = level_runs(runs)
-    fig = Figure(figsize=(4.6 * len(DOMAINS), 3.3 * len(rows) + 0.9), layout="constrained")
-    axes = fig.subplots(len(rows), len(DOMAINS), squeeze=False, sharey=True)
-    any_golden = False
-    for row_axes, run in zip(axes, rows):
-        partner = golden_partner(run, runs)
-        golden = golden_levels(partner) if partner is not None else {}
-        any_golden = any_golden or bool(golden)
-        scores = level_scores(run)
-        lengths = sorted({n for by_length in scores.values() for n in by_length if n > 0})
-        for ax, domain in zip(row_axes, DOMAINS):
-            _draw_levels(ax, scores, golden, domain, lengths)
-            ax.set_title(DOMAINS[domain])
-        row_axes[0].set_ylabel(f"{run.label}\nscore (%)")
-    handles = [Line2D([], [], color=LEVEL_COLOURS[level], marker="o", label=level) for level in LEVELS]
-    if any_golden:
-        handles.append(Line2D([], [], color="#555555", linestyle="--", label="golden context"))
-    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), frameon=False)
-    fig.suptitle("RULERv2: score by level against context length")
-    return fig
-
-
-def _draw_levels(ax: Axes, scores: Mapping[tuple[str, str], Mapping[int, float]],
-                 golden: Mapping[tuple[str, str], float], domain: str, lengths: Sequence[int]) -> None:
-    for level in LEVELS:
-        points = sorted((n, 100 * score) for n, score in scores.get((domain, level), {}).items() if n > 0)
-        if points:
-            xs, ys = zip(*points)
-            ax.plot(xs, ys, marker="o", color=LEVEL_COLOURS[level])
-        if (domain, level) in golden:
-            ax.axhline(100 * golden[(domain, level)], color=LEVEL_COLOURS[level], linestyle="--", linewidth=1.2)
-    ax.set_ylim(-3, 103)
-    ax.grid(True, alpha=0.3)
-    ax.set_xlabel("context length (tokens)")
-    if lengths:
-        _log2_length_axis(ax, lengths)
 
 
 def png_bytes(fig: Figure) -> bytes:

@@ -1,34 +1,27 @@
-"""Finished runs as reports read them: ``results.json`` loaded and labelled, and the score lookups
-that the report's tables and plots share.
+"""Finished runs as reports read them: results loaded and labelled, and the score lookups and
+Markdown helpers that the generic report and the benchmarks' sections share.
 
 Scores are fractions in [0, 1]; lengths are in tokens; depths are in percent (RULERv2: 10% bin lower
-edges; NeedleBench: the requested depth). The Markdown table helpers shared by :mod:`eval.report` and
-:mod:`eval.report_needlebench` live here too.
-RULERv2 runs are also read by domain and level (their configs are named ``{domain}_{level}``), and
-a run over the ``golden`` split (the golden-context baseline: the same questions without
-distractors) is paired with the runs of the same release and model it is a baseline for.
+edges; NeedleBench: the requested depth).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval.tasks.rulerv2 import domain_and_level
+from eval.store import RunDirectory
 from needlework.errors import InputError
 
-RESULTS = "results.json"
 CELL_FIELDS = ("config", "length", "score", "n")
-GOLDEN_SPLIT = "golden"
 MISSING = "—"
 
 
 @dataclass(frozen=True)
 class Run:
-    """One run's ``results.json`` with the label that names it in tables and legends."""
+    """One run's results with the label that names it in tables and legends."""
 
     label: str
     directory: Path
@@ -36,7 +29,7 @@ class Run:
 
     @property
     def scores(self) -> Mapping[str, Any]:
-        """The ``scores`` object of ``results.json``."""
+        """The ``scores`` object of the results."""
         return self.results["scores"]
 
     @property
@@ -46,7 +39,7 @@ class Run:
 
     @property
     def split(self) -> str:
-        """The split the run evaluated (``test`` when ``results.json`` does not say)."""
+        """The split the run evaluated (``test`` when the results do not say)."""
         return str((self.results.get("run") or {}).get("split") or "test")
 
     @property
@@ -61,7 +54,7 @@ class Run:
 
 
 def load_results(run_dir: Path) -> dict[str, Any]:
-    """Read and check one run's ``results.json``.
+    """Read and check one run's results (:meth:`eval.store.RunDirectory.read_results`).
 
     Args:
         run_dir: The run directory.
@@ -73,15 +66,9 @@ def load_results(run_dir: Path) -> dict[str, Any]:
         InputError: The file is missing, is not valid JSON, is not an object, lacks ``scores``,
             or has a score cell without one of the fields in :data:`CELL_FIELDS`.
     """
-    path = Path(run_dir) / RESULTS
-    if not path.is_file():
-        raise InputError(str(path), None, None, f"no {RESULTS} in run directory {run_dir} (is the run finished?)")
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(str(path), None, None, f"not valid JSON: {exc.msg} at line {exc.lineno}") from exc
-    if not isinstance(results, dict):
-        raise InputError(str(path), None, None, f"expected a JSON object, got {type(results).__name__}")
+    directory = RunDirectory(run_dir)
+    results = directory.read_results()
+    path = directory.results_file
     if not isinstance(results.get("scores"), dict):
         raise InputError(str(path), None, "scores", "missing or not an object")
     for index, cell in enumerate(results["scores"].get("cells") or []):
@@ -166,6 +153,23 @@ def percent(score: float | None) -> str:
     return MISSING if score is None else f"{100 * float(score):.1f}"
 
 
+def points(value: float | None) -> str:
+    """A [0, 1] score as a percentage with two decimals, the papers' tables' precision (``0.1413`` -> ``14.13``)."""
+    return MISSING if value is None else f"{100 * float(value):.2f}"
+
+
+def score_with_n(entry: Mapping[str, Any] | None) -> str:
+    """A ``scores.by`` entry as ``93.3 (n=18)``, or a dash without a score."""
+    if not entry or entry.get("score") is None:
+        return MISSING
+    return f"{percent(entry['score'])} (n={entry.get('n', 0)})"
+
+
+def score_by(run: Run, column: str, key: str) -> str:
+    """The run's score where ``column`` has the value ``key`` (``scores.by``), as :func:`score_with_n`."""
+    return score_with_n((run.scores.get("by") or {}).get(column, {}).get(key))
+
+
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
     """A Markdown table (first column left-aligned, the others right-aligned) and a blank line."""
     lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
@@ -175,53 +179,3 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> l
 
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-# RULERv2 levels ----------------------------------------------------------------------------------
-
-
-def level_scores(run: Run) -> dict[tuple[str, str], dict[int, float]]:
-    """A RULERv2 run's score at each length (tokens), by (domain, level), pooled over depths.
-
-    Only configs named as RULERv2 tasks (``mk_niah_easy``...) count; other configs are left out.
-    """
-    cells: dict[tuple[str, str], dict[int, list[Mapping[str, Any]]]] = {}
-    for cell in run.cells:
-        task = domain_and_level(str(cell["config"]))
-        if task is not None and cell["length"] is not None:
-            cells.setdefault(task, {}).setdefault(int(cell["length"]), []).append(cell)
-    scores: dict[tuple[str, str], dict[int, float]] = {}
-    for task, by_length in cells.items():
-        for length, group in by_length.items():
-            score, _ = pooled_score(group)
-            if score is not None:
-                scores.setdefault(task, {})[length] = score
-    return scores
-
-
-def golden_levels(run: Run) -> dict[tuple[str, str], float]:
-    """A golden-context run's score by (domain, level), pooled over all its cells (all at length 0)."""
-    pooled: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for cell in run.cells:
-        task = domain_and_level(str(cell["config"]))
-        if task is not None:
-            pooled.setdefault(task, []).append(cell)
-    scores = {task: pooled_score(cells)[0] for task, cells in pooled.items()}
-    return {task: score for task, score in scores.items() if score is not None}
-
-
-def level_runs(runs: Sequence[Run]) -> list[Run]:
-    """The runs that get a row of the levels plot: not golden, with at least one RULERv2 config."""
-    return [run for run in runs if run.split != GOLDEN_SPLIT and level_scores(run)]
-
-
-def golden_partner(run: Run, runs: Sequence[Run]) -> Run | None:
-    """The first of ``runs`` over the ``golden`` split of ``run``'s release (identity and revision) and model.
-
-    The golden split ships in the same release as the test split, so the pair shares the dataset
-    identity, the revision and the model; generation settings are not compared.
-    """
-    for other in runs:
-        if other is not run and other.split == GOLDEN_SPLIT and other.release_and_model == run.release_and_model:
-            return other
-    return None

@@ -1,9 +1,9 @@
 """Run a model over release splits: skip finished samples, stream the rest, append every outcome.
 
-The run directory holds ``run.json`` (what is being run, written first), ``samples.jsonl`` (one
-record per finished request, flushed as it completes) and ``results.json`` (rewritten at the end
-from the records alone). Re-running the same command resumes: a sample is keyed by a hash of
-everything that determines its answer, and done keys are skipped.
+The run directory (:class:`eval.store.RunDirectory`) holds the run file (what is being run,
+written first), the samples (one record per finished request, flushed as it completes) and the
+results (rewritten at the end from the records alone). Re-running the same command resumes: a
+sample is keyed by a hash of everything that determines its answer, and done keys are skipped.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -20,16 +19,17 @@ from typing import Any, Iterable, Iterator, Literal, Mapping
 
 from tqdm.auto import tqdm
 
+from eval.backends import backend_for
 from eval.backends.base import Backend, BackendError, Outcome, Request
+from eval.benchmarks import get_task, task_name_for_row
 from eval.release import Release, open_release
 from eval.results import SCHEMA_VERSION, aggregate_scores, count_outcomes, score_samples, usage_and_timing
-from eval.store import SAMPLES, SampleWriter, is_done, latest_records
-from eval.tasks import Task, TaskOptions, get_task, task_name_for_row
-from needlework.errors import InputError, NeedleworkError, SpecError
+from eval.store import RunDirectory, SampleWriter, is_done
+from eval.stream import stream_records
+from eval.task import Task, TaskOptions
+from needlework.errors import NeedleworkError, SpecError
 from needlework import __version__
-from needlework.atomic import atomic_write
 
-RUN_FILE, RESULTS_FILE = "run.json", "results.json"
 DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}
 RESERVED_GENERATION_KEYS = frozenset({"model", "messages", "prompt", "stream", "n"})
 MIN_SAMPLES_FOR_ERROR_BUDGET = 20
@@ -44,7 +44,7 @@ class ErrorBudgetExceeded(NeedleworkError, RuntimeError):
 
 @dataclass(frozen=True)
 class RunSpec:
-    """Everything a run is asked to do; recorded in ``run.json`` (no secrets)."""
+    """Everything a run is asked to do; recorded in the run file (no secrets)."""
 
     dataset: str
     configs: tuple[str, ...]
@@ -176,29 +176,8 @@ def make_backend(spec: RunSpec) -> Backend:
                        seed=spec.seed, max_model_len=spec.max_model_len)
 
 
-def backend_for(name: str, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-                concurrency: int = 16, timeout_s: float = 600.0, max_retries: int = 6, seed: int = 0,
-                max_model_len: int | None = None) -> Backend:
-    """An ``openai`` (any compatible server; key from ``api_key_env``) or ``vllm`` backend serving ``model``.
-
-    Shared by runs and by judges over finished runs, so both reach a model the same way.
-    """
-    if name == "openai":
-        from eval.backends.openai_compat import OpenAIBackend, RetryPolicy
-
-        if not base_url:
-            raise SpecError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)")
-        return OpenAIBackend(model, base_url, api_key=os.environ.get(api_key_env), concurrency=concurrency,
-                             timeout_s=timeout_s, retry=RetryPolicy(max_retries=max_retries), seed=seed)
-    if name == "vllm":
-        from eval.backends.vllm_backend import VllmBackend
-
-        return VllmBackend(model, max_model_len=max_model_len)
-    raise SpecError(f"unknown backend {name!r}; choose openai or vllm")
-
-
 def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) -> RunOutcome:
-    """Run (or resume) ``spec`` and write ``run.json`` first and ``results.json`` last.
+    """Run (or resume) ``spec``: write the run file first and the results last.
 
     Raises:
         ErrorBudgetExceeded: more than ``max_error_rate`` of this invocation's samples failed.
@@ -209,9 +188,9 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     for config in spec.configs:
         release.split_info(config, spec.split)
     run_dir = spec.output_dir or default_run_dir(release, spec.model, spec.split)
-    samples_path = run_dir / SAMPLES
+    directory = RunDirectory(run_dir)
     expected = plan_samples(spec, release)
-    records = latest_records(samples_path)
+    records = directory.latest_samples()
     done = {key for key, record in records.items() if is_done(record)}
     pending = {(e["config"], e["row_id"]): e["key"] for e in expected if e["key"] not in done}
     backend = backend or make_backend(spec)
@@ -219,14 +198,14 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     stop: NeedleworkError | None = None
     new = 0
     if pending:
-        with SampleWriter(samples_path) as writer:
+        with directory.sample_writer() as writer:
             try:
                 new = asyncio.run(_drive(spec, backend, _requests(spec, release, pending), writer,
                                          len(expected), len(expected) - len(pending), progress))
             except (ErrorBudgetExceeded, BackendError) as err:
                 stop, new = err, getattr(err, "new_samples", 0)
         saved = write_run_file(run_dir, spec, release, backend.describe(), expected)  # now with engine facts
-        records = latest_records(samples_path)
+        records = directory.latest_samples()
     results = score_run(run_dir, wall_s=time.monotonic() - started, stopped=str(stop) if stop else None,
                         saved=(saved, records))
     if stop is not None:
@@ -236,43 +215,35 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
 
 async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Request, dict[str, Any]]],
                  writer: SampleWriter, total: int, initial: int, progress: bool) -> int:
-    stubs: dict[str, dict[str, Any]] = {}
-
-    def feed() -> Iterator[Request]:
-        for request, stub in requests:
-            stubs[request.key] = stub
-            yield request
-
+    """Stream the requests into the samples (:func:`eval.stream.stream_records`) with a progress bar,
+    stopping once the error budget is spent; a stopping error carries ``new_samples``."""
     finished = failed = 0
     bar = tqdm(total=total, initial=min(initial, total), unit="sample", disable=not progress, dynamic_ncols=True)
-    outcomes = backend.stream(feed())
+
+    def after(outcome: Outcome) -> None:
+        nonlocal finished, failed
+        finished += 1
+        if outcome.error is not None and outcome.error.kind != "context_length":
+            failed += 1
+        bar.update(1)
+        bar.set_postfix(errors=failed, refresh=False)
+        if finished >= MIN_SAMPLES_FOR_ERROR_BUDGET and failed > spec.max_error_rate * finished:
+            raise ErrorBudgetExceeded(
+                f"stopped: {failed} of {finished} samples failed (--max-error-rate {spec.max_error_rate:g}); "
+                "fix the cause and re-run the same command to resume")
+
     try:
-        async for outcome in outcomes:
-            writer.append(_record(stubs.pop(outcome.key), outcome))
-            finished += 1
-            if outcome.error is not None and outcome.error.kind != "context_length":
-                failed += 1
-            bar.update(1)
-            bar.set_postfix(errors=failed, refresh=False)
-            if finished >= MIN_SAMPLES_FOR_ERROR_BUDGET and failed > spec.max_error_rate * finished:
-                err = ErrorBudgetExceeded(
-                    f"stopped: {failed} of {finished} samples failed (--max-error-rate {spec.max_error_rate:g}); "
-                    "fix the cause and re-run the same command to resume")
-                err.new_samples = finished  # type: ignore[attr-defined]
-                raise err
-    except BackendError as err:
+        return await stream_records(backend, requests, writer, _record, after)
+    except (ErrorBudgetExceeded, BackendError) as err:
         err.new_samples = finished  # type: ignore[attr-defined]
         raise
     finally:
-        await outcomes.aclose()  # type: ignore[attr-defined]
-        await backend.aclose()
         bar.close()
-    return finished
 
 
 def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info: Mapping[str, Any],
                    expected: list[dict[str, Any]]) -> dict[str, Any]:
-    """Write ``run.json``: the run as asked (no secrets), provenance, and every expected sample."""
+    """Write the run file: the run as asked (no secrets), provenance, and every expected sample."""
     run_info = {
         "dataset": spec.dataset, "revision": release.revision, "configs": list(spec.configs), "split": spec.split,
         "model": spec.model, "backend": spec.backend, "generation": dict(spec.generation), "seed": spec.seed,
@@ -284,25 +255,20 @@ def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info:
         **dict(backend_info),
     }
     saved = {"schema_version": SCHEMA_VERSION, "run": run_info, "provenance": provenance, "expected": expected}
-    _write_json(run_dir / RUN_FILE, saved, indent=None)  # thousands of entries: the compact encoder is 3x faster
+    RunDirectory(run_dir).write_run(saved)
     return saved
 
 
 def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = None,
               saved: tuple[dict[str, Any], dict[str, dict[str, Any]]] | None = None) -> dict[str, Any]:
-    """Re-score a run from ``run.json`` and ``samples.jsonl`` alone and rewrite ``results.json``.
+    """Re-score a run from its run file and samples alone and rewrite its results.
 
     ``saved`` hands over the run file's content and the latest records when the caller already
     holds them (the end of :func:`run`), instead of reading them back.
     """
+    directory = RunDirectory(run_dir)
     if saved is None:
-        run_path = Path(run_dir) / RUN_FILE
-        if not run_path.is_file():
-            raise SpecError(f"{run_dir}: no {RUN_FILE}; not an eval run directory")
-        try:
-            saved = (json.loads(run_path.read_text(encoding="utf-8")), latest_records(Path(run_dir) / SAMPLES))
-        except json.JSONDecodeError as err:
-            raise InputError(str(run_path), None, None, f"not valid JSON ({err.msg})") from err
+        saved = (directory.read_run(), directory.latest_samples())
     saved_run, records = saved
     run_info, expected = saved_run["run"], saved_run["expected"]
     options = TaskOptions(**run_info["task_options"])
@@ -311,7 +277,7 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
     counts = count_outcomes(scored)
     expected_keys = {e["key"] for e in expected}
     usage, timing = usage_and_timing(r for k, r in records.items() if k in expected_keys)
-    previous = _read_json(Path(run_dir) / RESULTS_FILE)
+    previous = directory.previous_results()
     before = (previous or {}).get("timing", {})
     timing["wall_s"] = round(wall_s, 3) if wall_s is not None else before.get("wall_s")
     timing["wall_s_all_invocations"] = round((before.get("wall_s_all_invocations") or 0.0) + (wall_s or 0.0), 3)
@@ -338,16 +304,5 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
         "timing": timing,
         "scores": aggregate_scores(scored, "; ".join(metrics)),
     }
-    _write_json(Path(run_dir) / RESULTS_FILE, results)
+    directory.write_results(results)
     return results
-
-
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-
-
-def _write_json(path: Path, data: Mapping[str, Any], indent: int | None = 2) -> None:
-    atomic_write(path, json.dumps(data, indent=indent, sort_keys=True, ensure_ascii=False) + "\n")

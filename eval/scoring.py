@@ -26,7 +26,7 @@ splits on whitespace (any run of spaces, tabs or newlines); WER is computed for 
 With one reference both rules give ``max(match(r, p), 1 - WER(r, p))``. Scores are not rounded.
 
 The prediction is what a task extracts from the response (the RULERv2 rules per task are in
-:mod:`eval.tasks.rulerv2`), and the RULERv2 tasks pass the references and the prediction with every
+:mod:`eval.benchmarks.rulerv2.tasks`), and the RULERv2 tasks pass the references and the prediction with every
 whitespace run collapsed to one space, so a copied question whose line breaks became spaces
 still matches.
 """

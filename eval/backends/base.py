@@ -30,7 +30,7 @@ FINAL_ERROR_KINDS: frozenset[str] = frozenset({"context_length", "bad_request"})
 
 @dataclass(frozen=True)
 class Request:
-    """One chat completion to make. ``key`` identifies it in ``samples.jsonl``."""
+    """One chat completion to make. ``key`` identifies it in the run's samples."""
 
     key: str
     messages: tuple[Message, ...]
@@ -84,7 +84,7 @@ class Backend(Protocol):
     name: str
 
     def describe(self) -> dict[str, Any]:
-        """Provenance for ``results.json`` (endpoint, chat-template hash); never secrets."""
+        """Provenance for the run's results (endpoint, chat-template hash); never secrets."""
         ...
 
     def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:

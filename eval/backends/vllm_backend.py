@@ -358,7 +358,7 @@ class VllmBackend:
         self.engine_max_model_len: int | None = None
 
     def describe(self) -> dict[str, Any]:
-        """Provenance for ``results.json``: model, vLLM version, template hash, lengths."""
+        """Provenance for the run's results: model, vLLM version, template hash, lengths."""
         return {
             "backend": self.name,
             "model": self.model,

@@ -17,7 +17,7 @@ import needlework
 from eval.cli import main
 from eval.backends.base import BackendError
 from eval.runner import RunOutcome, run, score_run
-from eval.tasks import TaskOptions
+from eval.task import TaskOptions
 from tests.support.openai_stub import Script, StubServer
 
 from tests.support.releases import (  # noqa: F401 - eval_release and release_rows are fixtures

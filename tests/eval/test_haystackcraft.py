@@ -15,12 +15,15 @@ import pytest
 from click.testing import CliRunner
 
 from eval.cli import main
-from eval.report_haystackcraft import NO_DISTRACTORS, SIZE_AXIS, plot_f1_against_size, plot_ordering_difference
+from eval.benchmarks.haystackcraft.report import NO_DISTRACTORS, SIZE_AXIS, plot_f1_against_size, plot_ordering_difference
 from eval.report_runs import load_runs
-from eval.results import ScoredSample, aggregate_scores, haystackcraft_summary, score_samples
+from eval.benchmarks.haystackcraft.summary import haystackcraft_summary
+from eval.results import aggregate_scores, score_samples
+from eval.scored import ScoredSample
 from eval.scoring import exact_match, max_f1, normalize_answer, token_f1
-from eval.tasks import TASKS, TaskOptions, get_task, task_name_for_row
-from eval.tasks.haystackcraft import HAYSTACKCRAFT_METRIC, extract_answer
+from eval.benchmarks import TASKS, get_task, task_name_for_row
+from eval.benchmarks.haystackcraft.tasks import HAYSTACKCRAFT_METRIC, extract_answer
+from eval.task import TaskOptions
 from tests.support.releases import stub_server, write_test_release
 from needlework.errors import SpecError
 from tests.support.openai_stub import Script, prompt_digest
@@ -492,7 +495,7 @@ def test_report_tables_in_the_appendix_layout(loopback):
 
 
 def test_size_labels_are_decimal():
-    from eval.report_haystackcraft import size_label
+    from eval.benchmarks.haystackcraft.report import size_label
 
     assert [size_label(n) for n in (0, 8000, 16000, 128000, 8192, 1500)] == ["0", "8K", "16K", "128K", "8K", "1500"]
 

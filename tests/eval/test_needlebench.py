@@ -13,7 +13,9 @@ from builders.needlebench import NeedleBenchBuild, build
 from eval.release import open_release
 from eval.report import write_report
 from eval.report_runs import load_runs
-from eval.results import ScoredSample, aggregate_scores, needlebench_summary
+from eval.benchmarks.needlebench.summary import needlebench_summary
+from eval.results import aggregate_scores
+from eval.scored import ScoredSample
 from eval.scoring import (
     enl,
     exact_answer_match,
@@ -22,8 +24,9 @@ from eval.scoring import (
     normalize_boxed_answer,
     weighted_average,
 )
-from eval.tasks import TASKS, TaskOptions, get_task, task_name_for_row
-from eval.tasks.needlebench import NEEDLEBENCH_METRIC, plain_number
+from eval.benchmarks import TASKS, get_task, task_name_for_row
+from eval.benchmarks.needlebench.tasks import NEEDLEBENCH_METRIC, plain_number
+from eval.task import TaskOptions
 from needlework.errors import SpecError
 
 NEEDLEBENCH_TASKS = ("needlebench/s-rt", "needlebench/m-rt", "needlebench/m-rs", "needlebench/atc")
@@ -431,7 +434,7 @@ def test_report_bytes_are_deterministic(report_runs, nb_report, tmp_path):
 
 
 def test_atc_curve_draws_each_run_and_language_with_its_enl_and_the_threshold(report_runs):
-    from eval.report_needlebench import plot_atc_curve
+    from eval.benchmarks.needlebench.report import plot_atc_curve
 
     figure = plot_atc_curve(load_runs(report_runs))
     ax = figure.axes[0]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from pathlib import Path
 from types import SimpleNamespace
 
 import huggingface_hub

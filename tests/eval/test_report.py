@@ -217,7 +217,7 @@ def level_run_dirs(tmp_path: Path) -> list[Path]:
 
 
 def test_golden_partner_is_the_same_release_revision_and_model(level_run_dirs: list[Path]) -> None:
-    from eval.report_runs import golden_partner, level_runs
+    from eval.benchmarks.rulerv2.report import golden_partner, level_runs
 
     runs = load_runs(level_run_dirs)
     test, _, _, golden = runs
@@ -227,7 +227,7 @@ def test_golden_partner_is_the_same_release_revision_and_model(level_run_dirs: l
 
 
 def test_levels_plot_draws_each_level_and_its_golden_score_dashed(level_run_dirs: list[Path]) -> None:
-    from eval.report_plots import LEVEL_COLOURS, plot_levels
+    from eval.benchmarks.rulerv2.report import LEVEL_COLOURS, plot_levels
 
     figure = plot_levels(load_runs(level_run_dirs))
     axes = [ax for ax in figure.axes if ax.get_title()]
@@ -253,6 +253,10 @@ def test_report_links_levels_plot_names_the_golden_run_and_shows_task_average(
     assert "| task average (unweighted mean over configs) | 68.8 (12 configs) |" in text
     assert "| multi-key NIAH | 75.0 (n=8) |" in text
     assert "| hard | 40.0 (n=6) |" in text
+    # the generic tables first, then RULERv2's section: its domain and level tables and the levels plot
+    order = ["## Overall", "## By config", "## By config and length", "## RULERv2",
+             "### By domain", "### By level", "](levels.png)"]
+    assert [text.index(heading) for heading in order] == sorted(text.index(heading) for heading in order)
     # mk_niah_basic by length: golden runs have one cell per config, at length 0.
     assert "| 0 | — | 95.0 (n=4) | 95.0 (n=4) | 95.0 (n=4) |\n| 8K | 90.0 (n=4) | — | — | — |" in text
 
@@ -267,3 +271,28 @@ def test_levels_plot_without_a_golden_run_and_none_without_ruler_configs(tmp_pat
     files = write_report([write_run(tmp_path, "other", other)], tmp_path / "report-other")
     assert "levels.png" not in [p.name for p in files.plots]
     assert "levels.png" not in files.markdown.read_text(encoding="utf-8")
+
+
+def test_each_registered_benchmark_draws_its_plots_and_adds_its_section(two_runs: list[Path], tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report loops over the registry: a new benchmark's plots are written and its section appended,
+    after the generic tables and the sections before it, given the file name of each plot drawn."""
+    import eval.report
+    from eval.benchmark import Benchmark
+    from eval.benchmarks import BENCHMARKS
+    from eval.report_plots import plot_score_vs_length
+
+    def plots(runs):
+        return [("curve", "toy_curve.png", lambda: plot_score_vs_length(runs))]
+
+    def section(runs, drawn):
+        return ["## Toy", "", f"{len(runs)} runs, plots {drawn}", ""]
+
+    toy = Benchmark(id="toy", tasks={}, task_for_row=lambda row: "toy/x", plots=plots, section=section)
+    monkeypatch.setattr(eval.report, "BENCHMARKS", (*BENCHMARKS, toy))
+    files = write_report(two_runs, tmp_path / "report")
+    assert files.plots[-1] == tmp_path / "report" / "toy_curve.png"
+    assert files.plots[-1].read_bytes().startswith(PNG_SIGNATURE)
+    text = files.markdown.read_text(encoding="utf-8")
+    assert text.endswith("## Toy\n\n2 runs, plots {'curve': 'toy_curve.png'}\n")
+    assert text.index("## By config and length") < text.index("## RULERv2") < text.index("## Toy")

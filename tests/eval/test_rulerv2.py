@@ -22,7 +22,8 @@ import pytest
 from eval.release import open_release
 from eval.report import write_report
 from eval.runner import default_run_dir, run, score_run
-from eval.tasks import TASKS, TaskOptions, get_task, task_name_for_row
+from eval.benchmarks import TASKS, get_task, task_name_for_row
+from eval.task import TaskOptions
 from generators.rulerv2.pools import Document, Mcq
 from generators.rulerv2.templates import ACTUAL_TASK, EXAMPLES_HEADER, ITEM_TASKS, NIAH_BASIC, ordinal
 from tests.support.openai_stub import Script, prompt_digest

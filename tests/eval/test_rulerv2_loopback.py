@@ -9,7 +9,6 @@ per-level plot with the golden baseline.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest

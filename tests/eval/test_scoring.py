@@ -8,9 +8,9 @@ import jiwer
 import pytest
 
 from eval.scoring import WER_TRANSFORM, one_minus_wer, recall, ruler_reference_score, ruler_score, string_match
-from eval.tasks import TASKS, TaskOptions, get_task, task_name_for_row
-from eval.tasks.base import strip_reasoning
-from eval.tasks.rulerv2 import depth_bin
+from eval.benchmarks import TASKS, get_task, task_name_for_row
+from eval.benchmarks.rulerv2.tasks import depth_bin
+from eval.task import TaskOptions, strip_reasoning
 from needlework.errors import SpecError
 
 from tests.support.releases import eval_release, release_rows  # noqa: F401 - fixtures

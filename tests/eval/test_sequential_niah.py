@@ -6,40 +6,28 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
-from eval.backends.base import Outcome, Request
+from eval.benchmarks import TASKS, get_task, task_name_for_row
+from eval.benchmarks.sequential_niah.items import normalize_item, parse_items, score_items
+from eval.benchmarks.sequential_niah.judge import JUDGE_RUBRIC, JudgeCase, judge_case
+from eval.benchmarks.sequential_niah.report import plot_groups, sequential_niah_plots, sequential_niah_section, summary
+from eval.benchmarks.sequential_niah.summary import noise_analysis, sequential_niah_summary
+from eval.benchmarks.sequential_niah.task import ORDERED, UNORDERED
+from eval.judge import judge_run
 from eval.report import write_report
 from eval.report_plots import png_bytes
 from eval.report_runs import load_runs
-from eval.report_sequential_niah import (
-    noise_analysis,
-    plot_groups,
-    sequential_niah_plots,
-    sequential_niah_section,
-    sequential_niah_summary,
-    summary,
-)
-from eval.results import ScoredSample
+from eval.rubric import LlmJudge
 from eval.runner import RunSpec, run
-from eval.tasks import TASKS, TaskOptions, get_task, task_name_for_row
-from eval.tasks.sequential_niah import (
-    JUDGE_FILE,
-    ORDERED,
-    UNORDERED,
-    JudgeCase,
-    LlmJudge,
-    judge_run,
-    normalize_item,
-    parse_items,
-    score_items,
-)
+from eval.scored import ScoredSample
+from eval.task import TaskOptions
 from tests.support.releases import write_test_release
+from tests.support.scripted import ScriptedBackend
 from needlework.errors import SpecError
 from generators.sequential_niah.judge import GROUPS, JudgeSpec, build_judge_sets
 from generators.sequential_niah.prompts import parse_eval_label, parse_judge_json
@@ -239,12 +227,17 @@ def test_llm_judge_uses_the_paper_prompt_by_order_type_and_language_and_keeps_th
         seen.append(messages[0]["content"])
         return '```json\n{"eval_analysis": "一致", "eval_label": "正确"}\n```'
 
-    judge = LlmJudge(complete)
-    result = judge.judge(JudgeCase("k1", "按日期罗列", "1. a", "- a", "temporal", "zh"))
-    assert result.label == "correct" and result.correct and "正确" in result.raw
+    judge = LlmJudge(JUDGE_RUBRIC, complete)
+    zh_row = {"question": "按日期罗列", "reference": "- a", "pipeline": "synthetic-temporal", "lang": "zh"}
+    result = judge.judge(zh_row, "1. a", key="k1")
+    assert (result.key, result.value, result.score) == ("k1", "correct", 1.0) and "正确" in result.raw
     assert "<问题开始>\n按日期罗列\n<问题结束>" in seen[0] and "order_analysis" in seen[0]
-    assert judge.score(JudgeCase("k2", "Steps?", "1. a", "1. a", "logical", "en")) == 1.0
+    assert (judge_case("k1", zh_row, "1. a") == JudgeCase("k1", "按日期罗列", "1. a", "- a", "temporal", "zh")
+            and JudgeCase("k1", "按日期罗列", "1. a", "- a", "temporal", "zh").messages()[0]["content"] == seen[0])
+    en_row = {"question": "Steps?", "reference": "1. a", "pipeline": "real-logical", "lang": "en"}
+    assert judge.score(en_row, "1. a") == 1.0
     assert "only a complete match" in seen[1] and "order_analysis" not in seen[1]
+    assert [JUDGE_RUBRIC.score(v) for v in ("correct", "incorrect", None)] == [1.0, 0.0, None]
 
 
 # --- report aggregation on hand-made samples --------------------------------------------------------------------
@@ -334,28 +327,6 @@ def write_release(folder: Path, configs: dict[str, list[dict[str, Any]]]) -> Pat
     return write_test_release(folder, {"benchmark": "sequential-niah"}, SCHEMA, configs)
 
 
-class ScriptedBackend:
-    """Answers each prompt from a table (by content); the judge variant answers from a function."""
-
-    name = "scripted"
-
-    def __init__(self, answer) -> None:
-        self.answer = answer
-        self.prompts: list[str] = []
-
-    def describe(self) -> dict[str, Any]:
-        return {"backend": "scripted"}
-
-    async def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
-        for request in requests:
-            content = request.messages[-1]["content"]
-            self.prompts.append(content)
-            yield Outcome(request.key, self.answer(content))
-
-    async def aclose(self) -> None:
-        return None
-
-
 @pytest.fixture(scope="module")
 def judged_run(tmp_path_factory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("seq-run")
@@ -394,7 +365,10 @@ def test_run_scores_with_the_rule_scorer_and_summarizes_table_5(judged_run):
     results = judged_run["outcome"].results
     assert results["complete"] and results["counts"]["answered"] == 6
     assert results["scores"]["by"]["task"][ORDERED]["n"] == 3
+    written = results["scores"]["sequential-niah"]  # the harness writes the block under the benchmark's id
+    assert written["overall"] == {"accuracy": 1.0, "n": 2, "n_errors": 0}
     block = summary(load_runs([judged_run["outcome"].run_dir])[0])
+    assert {k: v for k, v in block.items() if k != "judge"} == written
     assert block["overall"] == {"accuracy": 1.0, "n": 2, "n_errors": 0}
     noise = block["noise"]
     # o1: 1 + (0, 1); o2: 1 + (0, 1) -> 4/6; consistent: neither
@@ -406,7 +380,7 @@ def test_judge_run_keeps_raw_outputs_parses_labels_and_resumes(judged_run):
     run_dir = judged_run["outcome"].run_dir
     verdicts = judged_run["verdicts"]
     assert len(verdicts) == 6 and all(v.raw and v.raw.startswith("```json") for v in verdicts.values())
-    lines = [json.loads(line) for line in (run_dir / JUDGE_FILE).read_text(encoding="utf-8").splitlines()]
+    lines = [json.loads(line) for line in (run_dir / "judge.jsonl").read_text(encoding="utf-8").splitlines()]
     assert {line["eval_label"] for line in lines} == {"correct", "incorrect"}
     assert sum(line["eval_label"] == "incorrect" for line in lines) == 1  # o2/reorder/1 lacks an item
     prompts = judged_run["judge"].prompts
@@ -433,6 +407,19 @@ def test_report_section_tables_and_plot(judged_run):
     assert sequential_niah_section([], {}) == []
 
 
+def test_report_computes_the_block_of_results_written_without_it(judged_run, tmp_path):
+    """Results from before the harness wrote the block: the report scores the run directory itself."""
+    import shutil
+
+    run_dir = tmp_path / "older"
+    shutil.copytree(judged_run["outcome"].run_dir, run_dir)
+    results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    del results["scores"]["sequential-niah"]
+    (run_dir / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    assert summary(load_runs([run_dir])[0]) == summary(load_runs([judged_run["outcome"].run_dir])[0])
+    assert summary(load_runs([run_dir])[0])["noise"]["ref"] == 1.0
+
+
 def test_groups_plot_on_hand_made_blocks():
     block = sequential_niah_summary(hand_made())
     figure = plot_groups([(type("R", (), {"label": "m"})(), block)])
@@ -452,24 +439,24 @@ def test_judge_command_judges_a_copied_run_and_reports_counts(judged_run, tmp_pa
 
     from click.testing import CliRunner
 
-    import eval.runner
+    import eval.backends
     from eval.cli import main
 
     run_dir = tmp_path / "run"
     shutil.copytree(judged_run["outcome"].run_dir, run_dir)
-    (run_dir / JUDGE_FILE).unlink()
+    (run_dir / "judge.jsonl").unlink()
     made: list[tuple[str, str, str | None]] = []
 
     def scripted(name, model, *, base_url=None, **_):
         made.append((name, model, base_url))
         return ScriptedBackend(judged_run["judge_answer"])
 
-    monkeypatch.setattr(eval.runner, "backend_for", scripted)
+    monkeypatch.setattr(eval.backends, "backend_for", scripted)
     result = CliRunner().invoke(main, ["judge", str(run_dir), "--model", "judge-7b", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 0, result.output
     assert made == [("openai", "judge-7b", "http://127.0.0.1:9/v1")]
-    assert result.output == f"{run_dir}: 6 judged, 5 correct ({run_dir / JUDGE_FILE})\n"
-    assert len((run_dir / JUDGE_FILE).read_text(encoding="utf-8").splitlines()) == 6
+    assert result.output == f"{run_dir}: 6 judged, 5 correct ({run_dir / 'judge.jsonl'})\n"
+    assert len((run_dir / "judge.jsonl").read_text(encoding="utf-8").splitlines()) == 6
 
 
 def test_judge_command_without_an_endpoint_fails_in_one_line(judged_run, tmp_path):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import threading
 from collections import Counter
 from dataclasses import dataclass, field

@@ -3,16 +3,20 @@
 A task is chosen per row from the release (its benchmark and the row's task columns), so the user
 never restates it. Everything a task needs to score lives in the saved sample record (references
 and metadata), which is what lets ``python -m eval score`` re-score without the dataset.
+The answer-reading helpers every benchmark's tasks share (:func:`strip_reasoning`,
+:func:`last_boxed`) live here too.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Protocol, Sequence
 
 from eval.backends.base import Message
 
 AnswerPrefixPlacement = Literal["user", "assistant", "omit"]
+_BOXED = re.compile(r"\\boxed\s*\{")
 
 
 @dataclass(frozen=True)
@@ -70,3 +74,19 @@ def strip_reasoning(response: str, thinking_end: str | None) -> str:
     if thinking_end and thinking_end in response:
         response = response.rsplit(thinking_end, 1)[1]
     return response.strip()
+
+
+def last_boxed(response: str) -> str | None:
+    """The content of the last ``\\boxed{...}`` (nested braces kept whole), or None without one.
+
+    An unclosed box runs to the end of the response.
+    """
+    boxes = list(_BOXED.finditer(response))
+    if not boxes:
+        return None
+    start, depth = boxes[-1].end(), 1
+    for position in range(start, len(response)):
+        depth += {"{": 1, "}": -1}.get(response[position], 0)
+        if depth == 0:
+            return response[start:position]
+    return response[start:]

@@ -1,7 +1,7 @@
 """HaystackCraft static NIAH in the report: the paper's tables (Appendices M, N, J, H) and Figures 3 and 4.
 
-Everything is read from the ``scores.haystackcraft`` block of ``results.json``
-(:func:`eval.results.haystackcraft_summary`):
+Everything is read from the ``scores.haystackcraft`` block of the results
+(:func:`eval.benchmarks.haystackcraft.summary.haystackcraft_summary`):
 
 - per ordering view, one table per run in the layout of Appendices M and N: one row per retrieval
   strategy, one column per context size (0 = no distractors, 8K, 16K, ...), F1 x 100 with two
@@ -23,9 +23,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from eval.report_needlebench import points
-from eval.report_runs import MISSING, Run, length_label, markdown_table
-from eval.tasks.haystackcraft import is_random
+from eval.benchmarks.haystackcraft.tasks import is_random
+from eval.report_runs import MISSING, Run, length_label, markdown_table, points
+from generators.haystackcraft.spec import BENCHMARK
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -49,7 +49,7 @@ NO_DISTRACTORS = "0\n(no distractors)"
 
 def summary(run: Run) -> Mapping[str, Any]:
     """The run's ``scores.haystackcraft`` block (empty when the run has no HaystackCraft config)."""
-    return run.scores.get("haystackcraft") or {}
+    return run.scores.get(BENCHMARK) or {}
 
 
 def haystackcraft_runs(runs: Sequence[Run]) -> list[Run]:

@@ -1,7 +1,7 @@
 """NeedleBench in the report: the paper's tables, the ATC curve and the reasoning heatmaps per needle count.
 
-Everything is read from the ``scores.needlebench`` block of ``results.json``
-(:func:`eval.results.needlebench_summary`):
+Everything is read from the ``scores.needlebench`` block of the results
+(:func:`eval.benchmarks.needlebench.summary.needlebench_summary`):
 
 - the information-sparse table in the layout of the paper's Tables 1 and 2: one row per run,
   S-RT, M-RT and M-RS each in Chinese, English and overall, then the overall score;
@@ -19,17 +19,19 @@ The paper's tables give two decimals; so do these (per-needle accuracies one, as
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from eval.report_runs import MISSING, Run, configs_of, markdown_table, percent
-from eval.tasks.needlebench import PAPER_LANGS, TASK_TITLES
-from generators.needlebench.spec import SPARSE_TASKS
+from eval.benchmarks.needlebench.tasks import PAPER_LANGS, TASK_TITLES
+from eval.report_plots import plot_depth_heatmap
+from eval.report_runs import MISSING, Run, configs_of, markdown_table, percent, points
+from generators.needlebench.spec import BENCHMARK, SPARSE_TASKS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 ATC_CURVE = "atc_curve.png"
+ATC_VIEW = "atc"
 TASK_LABELS: dict[str, str] = {"s-rt": "S-RT", "m-rt": "M-RT", "m-rs": "M-RS", "atc": "ATC"}
 LANG_NAMES: dict[str, str] = {"zh": "Chinese", "en": "English"}
 LANG_STYLES: dict[str, tuple[str, str]] = {"en": ("-", "o"), "zh": (":", "s")}
@@ -39,7 +41,7 @@ THRESHOLD_PERCENT = 50
 
 def summary(run: Run) -> Mapping[str, Any]:
     """The run's ``scores.needlebench`` block (empty when the run has no NeedleBench config)."""
-    return run.scores.get("needlebench") or {}
+    return run.scores.get(BENCHMARK) or {}
 
 
 def needlebench_runs(runs: Sequence[Run]) -> list[Run]:
@@ -50,11 +52,6 @@ def needlebench_runs(runs: Sequence[Run]) -> list[Run]:
 def atc_runs(runs: Sequence[Run]) -> list[Run]:
     """The runs with ATC scores in at least one language."""
     return [run for run in runs if summary(run).get("atc")]
-
-
-def points(value: float | None) -> str:
-    """A [0, 1] score as a percentage with two decimals, the paper's precision (``0.1413`` -> ``14.13``)."""
-    return MISSING if value is None else f"{100 * float(value):.2f}"
 
 
 def kilo_tokens(tokens: float | None) -> str:
@@ -86,17 +83,35 @@ def needle_heatmap_name(config: str, needle_count: int) -> str:
     return f"heatmap_{re.sub(r'[^A-Za-z0-9_.-]', '_', config)}_needles={needle_count}.png"
 
 
+def needle_heatmap_view(config: str, needle_count: int) -> str:
+    """The view name of one multi-needle reasoning heatmap among the section's plots."""
+    return f"m-rs/{config}/needles={needle_count}"
+
+
+def needlebench_plots(runs: Sequence[Run]) -> list[tuple[str, str, Callable[[], Figure]]]:
+    """(view, file name, draw) of the NeedleBench plots, in write order: the ATC curve when a run has
+    ATC scores, then one multi-needle reasoning heatmap per config and needle count."""
+    plots: list[tuple[str, str, Callable[[], Figure]]] = []
+    if atc_runs(runs):
+        plots.append((ATC_VIEW, ATC_CURVE, lambda: plot_atc_curve(runs)))
+    for config, count in needle_heatmap_keys(runs):
+        plots.append((needle_heatmap_view(config, count), needle_heatmap_name(config, count),
+                      lambda config=config, count=count: plot_depth_heatmap(
+                          runs, config, cells=[needle_cells(r, config, count) for r in runs],
+                          title=f"{config}, {count} needles")))
+    return plots
+
+
 # Markdown --------------------------------------------------------------------------------------------
 
 
-def needlebench_section(runs: Sequence[Run], atc_curve: str | None,
-                        heatmaps: Mapping[tuple[str, int], str]) -> list[str]:
+def needlebench_section(runs: Sequence[Run], plots: Mapping[str, str]) -> list[str]:
     """The report's NeedleBench section: the paper's tables and links to its plots.
 
     Args:
         runs: Every run of the report; those without NeedleBench scores are left out.
-        atc_curve: Relative path of the ATC curve, if one was drawn.
-        heatmaps: Relative path of each multi-needle reasoning heatmap, by (config, needle count).
+        plots: Relative path of each plot drawn, by view (:data:`ATC_VIEW` for the ATC curve,
+            :func:`needle_heatmap_view` for each multi-needle reasoning heatmap).
 
     Returns:
         Markdown lines; none when no run has NeedleBench scores.
@@ -107,12 +122,14 @@ def needlebench_section(runs: Sequence[Run], atc_curve: str | None,
     lines = ["## NeedleBench", ""]
     lines += sparse_table(scored)
     lines += atc_tables(scored)
-    if atc_curve:
-        lines += [f"![ATC accuracy against needle count]({atc_curve})", ""]
+    if ATC_VIEW in plots:
+        lines += [f"![ATC accuracy against needle count]({plots[ATC_VIEW]})", ""]
+    heatmaps = [(config, count, plots[needle_heatmap_view(config, count)]) for config, count in needle_heatmap_keys(runs)
+                if needle_heatmap_view(config, count) in plots]
     if heatmaps:
         lines += ["### Multi-needle reasoning by needle count", ""]
-        for config, count in heatmaps:
-            lines += [f"![{config}, {count} needles: score by depth and length]({heatmaps[(config, count)]})", ""]
+        for config, count, name in heatmaps:
+            lines += [f"![{config}, {count} needles: score by depth and length]({name})", ""]
     return lines
 
 

@@ -15,7 +15,7 @@ atc    the name, or generations apart   the last \boxed{} ("" without one)      
 
 The formulas are in :mod:`eval.scoring` (:func:`keyword_match`, :func:`keyword_recall`,
 :func:`exact_answer_match`); task and overall scores (equations 2 and 3), the ATC weighted average
-and ENL-50 (equation 4) are aggregated in :mod:`eval.results`.
+and ENL-50 (equation 4) are aggregated in :mod:`eval.benchmarks.needlebench.summary`.
 """
 
 from __future__ import annotations
@@ -25,11 +25,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 from eval.backends.base import Message
 from eval.scoring import exact_answer_match, keyword_match, keyword_recall
-from eval.tasks.base import TaskOptions, strip_reasoning
-from eval.tasks.rulerv2 import last_boxed
+from eval.task import TaskOptions, last_boxed, strip_reasoning
+from generators.needlebench.spec import BENCHMARK
 from needlework.errors import SpecError
 
-BENCHMARK = "needlebench"
 TASK_TITLES: dict[str, str] = {
     "s-rt": "Single-Needle Retrieval",
     "m-rt": "Multi-Needle Retrieval",
@@ -38,7 +37,7 @@ TASK_TITLES: dict[str, str] = {
 }
 """Task (the rows' ``task`` column) -> its name in the paper."""
 PAPER_LANGS: tuple[str, ...] = ("zh", "en")
-"""Languages in the order of the paper's tables (Chinese, then English); the generators' ``LANGS``."""
+"""The generators' :data:`generators.needlebench.spec.LANGS` in the order of the paper's tables (Chinese, then English)."""
 NEEDLEBENCH_METRIC = (
     "NeedleBench (paper §3.1-3.2): S-RT and M-RS score 1 when a keyword occurs in the answer "
     "(eq. 1; case-insensitive, whitespace collapsed; M-RS reads the last \\boxed{} when there is one), "

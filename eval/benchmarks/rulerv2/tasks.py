@@ -33,14 +33,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 from eval.backends.base import Message
 from eval.scoring import Aggregate, ruler_score
-from eval.tasks.base import TaskOptions, strip_reasoning
+from eval.task import TaskOptions, last_boxed, strip_reasoning
+from generators.rulerv2.spec import BENCHMARK
 from needlework.errors import SpecError
 
-BENCHMARK = "rulerv2"
 DEPTH_BIN_PERCENT = 10
-DOMAINS: dict[str, str] = {"mk_niah": "multi-key NIAH", "mv_niah": "multi-value NIAH", "mdqa": "multi-doc QA"}
-"""Domain (the rows' ``task`` column) -> its name in the paper."""
-LEVELS: tuple[str, ...] = ("basic", "easy", "medium", "hard")
 RULER_METRIC = (
     "RULERv2 (paper §2): per sample max(Recall, 1 - WER) of the extracted answer, Recall = share of the "
     "references found in it (case-insensitive substring), WER (jiwer; lower-cased, punctuation removed, "
@@ -49,7 +46,6 @@ RULER_METRIC = (
 )
 
 _QUESTION_LABEL = re.compile(r"question\s*\d+\s*:", re.IGNORECASE)
-_BOXED = re.compile(r"\\boxed\s*\{")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 _CHOICE = re.compile(r"(?<![A-Za-z])([A-D])(?![A-Za-z])")
 _ANSWER_IS_CHOICE = re.compile(r"(?i:answer)(?:\s+is)?[\s:*]*[(\[]?([A-D])(?![A-Za-z])")
@@ -88,22 +84,6 @@ def last_copied_question(response: str) -> str:
     """
     labels = list(_QUESTION_LABEL.finditer(response))
     return collapse_whitespace(response[labels[-1].end():] if labels else response)
-
-
-def last_boxed(response: str) -> str | None:
-    """The content of the last ``\\boxed{...}`` (nested braces kept whole), or None without one.
-
-    An unclosed box runs to the end of the response.
-    """
-    boxes = list(_BOXED.finditer(response))
-    if not boxes:
-        return None
-    start, depth = boxes[-1].end(), 1
-    for position in range(start, len(response)):
-        depth += {"{": 1, "}": -1}.get(response[position], 0)
-        if depth == 0:
-            return response[start:position]
-    return response[start:]
 
 
 def choice_letter(response: str) -> str:
@@ -177,7 +157,8 @@ RULES: dict[str, TaskRule] = {
     "mdqa_medium": TaskRule(text_after_last_answer, "part"),
     "mdqa_hard": TaskRule(answer_without_label, "part"),
 }
-"""Task (``{domain}_{level}``, the release config name) -> its rule; one per domain x level."""
+"""Task (``{domain}_{level}``, the release config name, :data:`generators.rulerv2.spec.TASKS`) -> its rule;
+one per domain x level."""
 
 
 def domain_and_level(task: str) -> tuple[str, str] | None:

@@ -22,20 +22,15 @@ from typing import Any, Mapping, Sequence
 
 from eval.backends.base import Message
 from eval.scoring import exact_match, max_f1
-from eval.tasks.base import TaskOptions, strip_reasoning
+from eval.task import TaskOptions, strip_reasoning
+from generators.haystackcraft.spec import BENCHMARK, ORDERINGS, RANDOM_PREFIX, RETRIEVERS
 from needlework.errors import SpecError
 
-BENCHMARK = "haystackcraft"
 STATIC = f"{BENCHMARK}/static"
 TASK_NAMES: tuple[str, ...] = (STATIC,)
 """The registered HaystackCraft tasks (dynamic NIAH is not an eval task yet)."""
 STATIC_COLUMNS: tuple[str, ...] = ("input", "strategy", "ordering", "size")
 """Columns that make a haystackcraft row a static NIAH row (the materialized ``static-<ordering>`` configs)."""
-RETRIEVERS: tuple[str, ...] = ("bm25", "dense", "hybrid")
-"""Base retrievers in the paper's order (sparse, dense, hybrid)."""
-ORDERINGS: tuple[str, ...] = ("descending", "ascending", "random-0", "random-1", "random-2", "middle")
-"""Haystack orderings in report order; the three ``random-k`` are averaged as the paper's Appendix N."""
-RANDOM_PREFIX = "random-"
 HAYSTACKCRAFT_METRIC = (
     "HaystackCraft static NIAH (paper §4.1, following MuSiQue): token F1 of the answer read after the last "
     "\"correct answer is\" against the answer and each alias, the best one (SQuAD v1.1 normalization, as "
@@ -97,7 +92,7 @@ def extract_answer(response: str) -> str:
     whole and give a model that skipped the format its last line.
 
     Args:
-        response: The model's response after :func:`eval.tasks.base.strip_reasoning`.
+        response: The model's response after :func:`eval.task.strip_reasoning`.
 
     Returns:
         The extracted answer, possibly "".
@@ -198,13 +193,15 @@ def split_strategy(strategy: str) -> tuple[str, bool]:
 
 
 def strategy_order(strategy: str) -> tuple[int, int, str]:
-    """Sort key of a strategy: without PPR first, then base retrievers in :data:`RETRIEVERS` order."""
+    """Sort key of a strategy: without PPR first, then base retrievers in the order of
+    :data:`generators.haystackcraft.spec.RETRIEVERS` (the paper's: sparse, dense, hybrid)."""
     base, ppr = split_strategy(strategy)
     return (int(ppr), RETRIEVERS.index(base) if base in RETRIEVERS else len(RETRIEVERS), strategy)
 
 
 def ordering_order(ordering: str) -> tuple[int, str]:
-    """Sort key of an ordering: :data:`ORDERINGS` order, unknown ones last by name."""
+    """Sort key of an ordering: :data:`generators.haystackcraft.spec.ORDERINGS` order (the report's; the three
+    ``random-k`` are averaged as the paper's Appendix N), unknown ones last by name."""
     return (ORDERINGS.index(ordering) if ordering in ORDERINGS else len(ORDERINGS), ordering)
 
 

@@ -1,9 +1,6 @@
-r"""Sequential-NIAH: a deterministic order-aware scorer, and the paper's LLM judge as an option.
+r"""Sequential-NIAH's order-aware item scorer: deterministic, no model call.
 
-A row's ``input`` is the Figure 1 prompt (the long text with the shuffled needles, then the
-question); its ``answers`` are the reference items in their true order. The task sends the
-prompt as one user turn and scores the response after :func:`strip_reasoning` with
-:func:`score_items`:
+A response is scored against the reference items in their true order with :func:`score_items`:
 
 1. **Items.** :func:`parse_items` reads the numbered or bulleted lines (``1.``, ``1)``, ``(1)``,
    ``1、``, ``-``, ``*``, ``•``, ``Step 1:``, ``第1步：``, ``①``...). Lines indented under an item
@@ -23,56 +20,27 @@ prompt as one user turn and scores the response after :func:`strip_reasoning` wi
 4. **Verdict.** Correct (score 1) when every reference item is matched, no item is left over
    (in prose, a leftover sentence counts only when it holds a number or resembles a reference
    item), and, when the question asks for order, the matched items appear in reference order.
-
-Rows are read by two registered tasks, ``sequential-niah/ordered`` and
-``sequential-niah/unordered`` (:func:`task_for_row`, from the row's ``ordered``), so re-scoring
-from the saved records alone knows whether order counts.
-
-The LLM judge (Figures 10 and 11, by the row's pipeline and language) needs a second model call
-per sample, which the one-pass harness does not make. It runs after a run, over the run's saved
-answers: :func:`judge_run` (any :class:`eval.backends.base.Backend`; verdicts appended to
-``judge.jsonl`` in the run directory with the raw output and the parsed ``eval_label``, resumable),
-or :class:`LlmJudge` around any callable that answers chat messages;
-:func:`eval.report_sequential_niah.scored_samples` with ``judge=True`` scores a run by the verdicts.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence
 
 import numpy as np
 from rapidfuzz import fuzz, process
 from scipy.optimize import linear_sum_assignment
 
-from eval.backends.base import Backend, Message, Request
-from eval.tasks.base import TaskOptions, strip_reasoning
-from needlework.errors import SpecError
-from generators.sequential_niah.prompts import judge_prompt, order_type_of, parse_eval_label
-from generators.sequential_niah.spec import BENCHMARK
 from generators.text import split_sentences
 
-ORDERED = f"{BENCHMARK}/ordered"
-UNORDERED = f"{BENCHMARK}/unordered"
-TASK_NAMES: tuple[str, ...] = (ORDERED, UNORDERED)
 MATCH_THRESHOLD = 80.0
 """Least :func:`item_similarity` (0-100) of a normalized item and reference item that can match."""
 PROSE_EXTRA_SIMILARITY = 50.0
 """In a response without a list, a leftover sentence with at least this similarity to some
 reference item (or with a number) counts as an extra item; other sentences are commentary."""
-SEQUENTIAL_METRIC = (
-    "Sequential-NIAH (paper §4-5), order-aware rule scorer: the response's list items matched one-to-one to the "
-    f"reference items (normalized text with dates canonicalized, WRatio-like similarity >= {MATCH_THRESHOLD:g}, numbers a "
-    "sub-multiset of the reference item's); 1 when every reference item is matched, no extra item remains and, "
-    "where the question asks for order, the matched items are in reference order; else 0"
-)
-JUDGE_FILE = "judge.jsonl"
 
 # Dates ------------------------------------------------------------------------------------------------
 
@@ -293,212 +261,3 @@ def score_items(response: str, references: Sequence[str], *, ordered: bool) -> I
     """:func:`parse_items` then :func:`match_items`: the order-aware verdict on a response (reasoning removed)."""
     items, listed = parse_items(response)
     return match_items(items, references, ordered=ordered, listed=listed)
-
-
-# The task ---------------------------------------------------------------------------------------------
-
-
-def task_for_row(row: Mapping[str, Any]) -> str:
-    """``sequential-niah/ordered`` when the row's question asks for order, else ``sequential-niah/unordered``.
-
-    Raises:
-        SpecError: The row lacks ``input``, ``answers`` or ``ordered`` (a ``texts`` or judge-data row).
-    """
-    missing = [column for column in ("input", "answers", "ordered") if column not in row]
-    if missing:
-        raise SpecError(f"sequential-niah row {row.get('id')!r} has no {', '.join(missing)} column; run a sample "
-                        "config (not texts or judge data)")
-    return ORDERED if row["ordered"] else UNORDERED
-
-
-@dataclass(frozen=True)
-class SequentialNiahTask:
-    """A Sequential-NIAH sample: the prompt as one user turn, scored by :func:`score_items`.
-
-    Attributes:
-        name: :data:`ORDERED` or :data:`UNORDERED`.
-        options: Reasoning marker (rows have no answer prefix).
-    """
-
-    name: str
-    options: TaskOptions
-    metric: str = SEQUENTIAL_METRIC
-    metadata_columns: tuple[str, ...] = ("length_bucket", "needle_count", "pipeline", "lang", "ordered", "variant",
-                                         "original_id", "qid", "n_tokens")
-    ordered: bool = field(init=False)
-
-    def __post_init__(self) -> None:
-        if self.name not in TASK_NAMES:
-            raise SpecError(f"no Sequential-NIAH task {self.name!r}; tasks: {', '.join(TASK_NAMES)}")
-        object.__setattr__(self, "ordered", self.name == ORDERED)
-
-    def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
-        """The row's ``input`` (Figure 1 prompt) as one user turn."""
-        return ({"role": "user", "content": row["input"]},)
-
-    def references(self, row: Mapping[str, Any]) -> list[str]:
-        """The reference items in true order (the row's ``answers``)."""
-        return list(row["answers"])
-
-    def metadata(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        """Length bucket, needle count, pipeline, language, whether order is asked, the noise variant
-        (``original`` or e.g. ``tiny-movement/1``) and its original row id, the QA id, and ``n_tokens``."""
-        return {
-            "length_bucket": str(row["length_bucket"]),
-            "needle_count": len(row["answers"]),
-            "pipeline": str(row["pipeline"]),
-            "lang": str(row["lang"]),
-            "ordered": bool(row["ordered"]),
-            "variant": str(row.get("variant") or "original"),
-            "original_id": str(row.get("original_id") or row["id"]),
-            "qid": str(row["qid"]),
-            "n_tokens": int(row["n_tokens"]),
-        }
-
-    def extract(self, response: str) -> str:
-        """The response after any reasoning (items are read by :meth:`score`)."""
-        return strip_reasoning(response, self.options.thinking_end)
-
-    def details(self, prediction: str, references: Sequence[str]) -> ItemScore:
-        """The per-item details of :meth:`score` (matched, missing, extra, order_ok)."""
-        return score_items(prediction, references, ordered=self.ordered)
-
-    def score(self, prediction: str, references: Sequence[str]) -> float:
-        """1.0 when :func:`score_items` finds the answer correct, else 0.0."""
-        return 1.0 if self.details(prediction, references).correct else 0.0
-
-    def secondary_scores(self, prediction: str, references: Sequence[str]) -> dict[str, float]:
-        """Item recall and precision and whether the matched items are in order, beside the verdict."""
-        found = self.details(prediction, references)
-        counted = len(found.matched) + len(found.extra)
-        return {"item_recall": len(found.matched) / len(references),
-                "item_precision": len(found.matched) / counted if counted else 0.0,
-                "order_ok": float(found.order_ok)}
-
-
-# LLM judge --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class JudgeCase:
-    """One answer for the judge: the question, the answer, the reference, and which prompt applies."""
-
-    key: str
-    question: str
-    answer: str
-    reference: str
-    order_type: str
-    lang: str
-
-    def messages(self) -> tuple[Message, ...]:
-        """The Figure 10 (temporal) or Figure 11 (logical) prompt in the case's language, as one user turn."""
-        prompt = judge_prompt(self.order_type, self.lang, query=self.question, answer=self.answer,
-                              ref_answer=self.reference)
-        return ({"role": "user", "content": prompt},)
-
-
-def judge_case(key: str, row: Mapping[str, Any], answer: str) -> JudgeCase:
-    """The :class:`JudgeCase` of a Sequential-NIAH row (its question, ``reference``, pipeline, language)."""
-    return JudgeCase(key, str(row["question"]), answer, str(row["reference"]), order_type_of(str(row["pipeline"])),
-                     str(row["lang"]))
-
-
-@dataclass(frozen=True)
-class JudgeVerdict:
-    """The judge's raw output and its parsed ``eval_label`` (None when unreadable or on error)."""
-
-    key: str
-    raw: str | None
-    label: str | None
-    error: str | None = None
-
-    @property
-    def correct(self) -> bool | None:
-        """True/False for a readable verdict, None otherwise."""
-        return None if self.label is None else self.label == "correct"
-
-
-class LlmJudge:
-    """The paper's LLM judge around any callable that answers chat messages with text."""
-
-    def __init__(self, complete: Callable[[tuple[Message, ...]], str]) -> None:
-        self.complete = complete
-
-    def judge(self, case: JudgeCase) -> JudgeVerdict:
-        """Ask the judge once; the verdict keeps its raw output."""
-        raw = self.complete(case.messages())
-        return JudgeVerdict(case.key, raw, parse_eval_label(raw))
-
-    def score(self, case: JudgeCase) -> float:
-        """1.0 when the judge says correct, else 0.0 (an unreadable verdict counts as incorrect)."""
-        return 1.0 if self.judge(case).correct else 0.0
-
-
-def read_verdicts(run_dir: Path) -> dict[str, JudgeVerdict]:
-    """The judge verdicts saved in a run directory's ``judge.jsonl``, by sample key."""
-    from eval.store import latest_records
-
-    return {key: JudgeVerdict(key, r.get("raw"), r.get("eval_label"), (r.get("error") or {}).get("message"))
-            for key, r in latest_records(Path(run_dir) / JUDGE_FILE).items()}
-
-
-def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] | None = None,
-              release: Any = None) -> dict[str, JudgeVerdict]:
-    """Judge every answered Sequential-NIAH sample of a finished run with the paper's prompts.
-
-    Reads ``run.json`` and ``samples.jsonl``, takes each answered sample's extracted answer, the
-    question and reference from the release row, renders Figure 10 or 11 (by pipeline and
-    language), sends them through ``backend`` and appends ``{key, config, row_id, raw, eval_label,
-    error}`` to ``judge.jsonl``. Samples already judged (a label, or a final error) are skipped.
-
-    Args:
-        run_dir: A run directory of ``python -m eval run``.
-        backend: Any eval backend serving the judge model.
-        generation: Generation settings for the judge (default ``temperature=0``).
-        release: The opened release (default: the run's dataset at its recorded revision).
-
-    Returns:
-        Every verdict of the run, by sample key.
-    """
-    from eval.release import open_release
-    from eval.store import SAMPLES, SampleWriter, is_done, latest_records
-
-    run_dir = Path(run_dir)
-    saved = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    info = saved["run"]
-    if release is None:
-        local = str(info["revision"]).startswith("sha256:")
-        release = open_release(info["dataset"], None if local else info["revision"])
-    if release.revision != info["revision"]:
-        raise SpecError(f"{run_dir}: the release is at {release.revision}, the run used {info['revision']}")
-    options = TaskOptions(**info["task_options"])
-    records = latest_records(run_dir / SAMPLES)
-    done = {key for key, record in latest_records(run_dir / JUDGE_FILE).items() if is_done(record)}
-    answered = {key for key, record in records.items() if record.get("error") is None}
-    wanted = {(e["config"], e["row_id"]): e for e in saved["expected"]
-              if e["task"] in TASK_NAMES and e["key"] in answered and e["key"] not in done}
-    cases: dict[str, tuple[JudgeCase, dict[str, Any]]] = {}
-    for config in info["configs"]:
-        for row in release.iter_rows(config, info["split"], info.get("limit")):
-            entry = wanted.get((config, row["id"]))
-            if entry is not None:
-                task = SequentialNiahTask(entry["task"], options)
-                answer = task.extract(records[entry["key"]]["text"] or "")
-                cases[entry["key"]] = (judge_case(entry["key"], row, answer), {"config": config, "row_id": row["id"]})
-    settings = dict(generation or {"temperature": 0.0})
-    requests = [Request(key, case.messages(), settings) for key, (case, _) in cases.items()]
-
-    async def drive() -> None:
-        with SampleWriter(run_dir / JUDGE_FILE) as writer:
-            try:
-                async for outcome in backend.stream(iter(requests)):
-                    error = None if outcome.error is None else {**asdict(outcome.error), "final": outcome.error.final}
-                    writer.append({"key": outcome.key, **cases[outcome.key][1], "raw": outcome.text,
-                                   "eval_label": None if outcome.text is None else parse_eval_label(outcome.text),
-                                   "error": error})
-            finally:
-                await backend.aclose()
-
-    if requests:
-        asyncio.run(drive())
-    return read_verdicts(run_dir)

@@ -1,0 +1,22 @@
+"""HaystackCraft in eval: static NIAH (:mod:`.tasks`), the paper's F1 and EM tables (:mod:`.summary`)
+and its report section with Figures 3 and 4 (:mod:`.report`)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from eval.benchmark import Benchmark
+from eval.benchmarks.haystackcraft.report import haystackcraft_plots, haystackcraft_section
+from eval.benchmarks.haystackcraft.summary import haystackcraft_summary
+from eval.benchmarks.haystackcraft.tasks import TASK_NAMES, HaystackCraftTask, task_for_row
+from generators.haystackcraft.spec import BENCHMARK
+
+HAYSTACKCRAFT = Benchmark(
+    id=BENCHMARK,
+    tasks={name: partial(HaystackCraftTask, name) for name in TASK_NAMES},
+    task_for_row=task_for_row,
+    summarize=haystackcraft_summary,
+    plots=haystackcraft_plots,
+    section=haystackcraft_section,
+)
+"""``haystackcraft/static``, chosen by a row's columns (the rows have no ``task`` column)."""
