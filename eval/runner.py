@@ -15,11 +15,11 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Literal, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from tqdm.auto import tqdm
 
-from eval.backends import backend_for
+from eval.backends import BackendName, backend_for
 from eval.backends.base import Backend, BackendError, Outcome, Request
 from eval.benchmarks import get_task, task_name_for_row
 from eval.release import Release, open_release
@@ -33,7 +33,6 @@ from needlework import __version__
 DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}
 RESERVED_GENERATION_KEYS = frozenset({"model", "messages", "prompt", "stream", "n"})
 MIN_SAMPLES_FOR_ERROR_BUDGET = 20
-BackendName = Literal["openai", "vllm"]
 
 
 class ErrorBudgetExceeded(NeedleworkError, RuntimeError):

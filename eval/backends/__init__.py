@@ -7,11 +7,13 @@ through it. The backend modules (and aiohttp or vllm behind them) are imported o
 from __future__ import annotations
 
 import os
+from typing import Literal, get_args
 
 from eval.backends.base import Backend
 from needlework.errors import SpecError
 
-BACKENDS: tuple[str, ...] = ("openai", "vllm")
+BackendName = Literal["openai", "vllm"]
+BACKENDS: tuple[str, ...] = get_args(BackendName)
 
 
 def backend_for(name: str, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",

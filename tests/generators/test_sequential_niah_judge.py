@@ -107,7 +107,7 @@ def test_records_are_labelled_by_the_rule(judge_sets):
 
 
 def test_groups_really_are_missing_redundant_incorrect_and_shuffled(judge_sets, qa_pool):
-    from eval.tasks.sequential_niah import normalize_item
+    from eval.benchmarks.sequential_niah.items import normalize_item
 
     by_qid = {qa.qid: qa for qa in qa_pool}
     for split, records in judge_sets.items():

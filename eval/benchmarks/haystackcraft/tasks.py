@@ -23,7 +23,8 @@ from typing import Any, Mapping, Sequence
 from eval.backends.base import Message
 from eval.scoring import exact_match, max_f1
 from eval.task import TaskOptions, strip_reasoning
-from generators.haystackcraft.spec import BENCHMARK, ORDERINGS, RANDOM_PREFIX, RETRIEVERS
+from generators.haystackcraft.spec import BENCHMARK, ORDERINGS, RANDOM_PREFIX
+from generators.strategies import RETRIEVERS
 from needlework.errors import SpecError
 
 STATIC = f"{BENCHMARK}/static"
@@ -181,7 +182,7 @@ def task_for_row(row: Mapping[str, Any]) -> str:
     """
     missing = [column for column in STATIC_COLUMNS if column not in row]
     if missing:
-        raise SpecError(f"haystackcraft row {row.get('id')!r} is not a static NIAH row (no {', '.join(missing)} "
+        raise SpecError(f"{BENCHMARK} row {row.get('id')!r} is not a static NIAH row (no {', '.join(missing)} "
                         "column); run the materialized static-<ordering> configs")
     return STATIC
 
@@ -194,7 +195,7 @@ def split_strategy(strategy: str) -> tuple[str, bool]:
 
 def strategy_order(strategy: str) -> tuple[int, int, str]:
     """Sort key of a strategy: without PPR first, then base retrievers in the order of
-    :data:`generators.haystackcraft.spec.RETRIEVERS` (the paper's: sparse, dense, hybrid)."""
+    :data:`generators.strategies.RETRIEVERS` (the paper's: sparse, dense, hybrid)."""
     base, ppr = split_strategy(strategy)
     return (int(ppr), RETRIEVERS.index(base) if base in RETRIEVERS else len(RETRIEVERS), strategy)
 
