@@ -137,10 +137,20 @@ def rank_strategies(
     return results
 
 
-def rank_corpus(strategies: Sequence[str], titles: Sequence[str], texts: Sequence[str], questions: Sequence[str],
-                needles: Sequence[np.ndarray], *, render: DocumentRenderer, top: int, links: tuple[np.ndarray, np.ndarray] | None = None,
-                dense_model: str | None = None, cache_dir: str | Path | None = None,
-                progress: bool = False) -> dict[str, list[StrategyRanking]]:
+def rank_corpus(
+    strategies: Sequence[str],
+    titles: Sequence[str],
+    texts: Sequence[str],
+    questions: Sequence[str],
+    needles: Sequence[np.ndarray],
+    *,
+    render: DocumentRenderer,
+    top: int,
+    links: tuple[np.ndarray, np.ndarray] | None = None,
+    dense_model: str | None = None,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+) -> dict[str, list[StrategyRanking]]:
     """Each strategy's top ``top`` documents and exact needle ranks for every question, from the corpus up.
 
     Only the base retrievers the strategies need are built (hybrid needs BM25 and dense); the BM25

@@ -5,7 +5,7 @@ after a run, over the run's saved answers (:func:`eval.judge.judge_run`, ``pytho
 :data:`JUDGE_RUBRIC` renders each answer with the question and the reference into the Figure 10
 (temporal) or Figure 11 (logical) prompt, and reads the judge's ``eval_label`` with
 :func:`generators.sequential_niah.prompts.parse_eval_label` ("correct", "incorrect", or None when
-unreadable). :func:`eval.benchmarks.sequential_niah.report.scored_samples` with ``judge=True``
+unreadable). :func:`eval.benchmarks.sequential_niah.report.judged_samples`
 scores a run by the verdicts.
 """
 

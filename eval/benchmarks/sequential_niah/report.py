@@ -44,22 +44,21 @@ GROUPS_PLOT = "sequential_niah_groups.png"
 # The block of a run -------------------------------------------------------------------------------------
 
 
-def scored_samples(run_dir: Path, *, judge: bool = False) -> list[ScoredSample]:
-    """A run's Sequential-NIAH samples scored from its run file and samples (as ``python -m eval score`` does).
-
-    With ``judge=True`` the samples take the LLM judge's verdicts from the run's judge log instead
-    (1 for correct, 0 for incorrect or unreadable; no verdict: missing).
-    """
+def scored_samples(run_dir: Path) -> list[ScoredSample]:
+    """A run's Sequential-NIAH samples scored from its run file and samples (as ``python -m eval score`` does)."""
     directory = RunDirectory(run_dir)
     saved = directory.read_run()
     options = TaskOptions(**saved["run"]["task_options"])
     expected = [e for e in saved["expected"] if e["task"] in TASK_NAMES]
-    scored = score_records(expected, directory.latest_samples(), lambda name: SequentialNiahTask(name, options))
-    if not judge:
-        return scored
-    verdicts = read_verdicts(directory, JUDGE_RUBRIC)
+    return score_records(expected, directory.latest_samples(), lambda name: SequentialNiahTask(name, options))
+
+
+def judged_samples(rule: Sequence[ScoredSample], run_dir: Path) -> list[ScoredSample]:
+    """The rule-scored samples with the LLM judge's verdicts from the run's judge log as their scores
+    instead (1 for correct, 0 for incorrect or unreadable; no verdict: missing)."""
+    verdicts = read_verdicts(RunDirectory(run_dir), JUDGE_RUBRIC)
     judged = []
-    for sample in scored:
+    for sample in rule:
         if sample.task in TASK_NAMES and not sample.error_kind:
             verdict = verdicts.get(sample.key)
             sample = replace(sample, score=None if verdict is None or verdict.error else verdict.score or 0.0)
@@ -101,7 +100,7 @@ def _computed(directory: str, _stamps: tuple[tuple[int, int], ...], saved: str) 
         block = dict(sequential_niah_summary(rule) or {})
     if block and RunDirectory(directory).has_judgements():
         rule = rule if rule is not None else scored_samples(Path(directory))
-        block["judge"] = judge_block(rule, scored_samples(Path(directory), judge=True))
+        block["judge"] = judge_block(rule, judged_samples(rule, Path(directory)))
     return block
 
 
