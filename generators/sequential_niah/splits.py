@@ -230,10 +230,15 @@ def stratum_of(row: Mapping[str, object]) -> tuple[str, str, str]:
 
 def _pair_language(lang: str, chosen: list[SequentialQA], texts_by: Mapping[tuple[str, str], list[LongText]],
                    seed: int, report: PairingReport) -> list[Pairing]:
-    """Deal one language's QAs to buckets in :data:`TEXT_SHARES` proportions and give each a text."""
+    """Deal one language's QAs to buckets in :data:`TEXT_SHARES` proportions and give each a text.
+
+    A bucket outside Table 1 (``4k-7k``) gets the share of the table's smallest one for the
+    language, so that a build asking for it gets as many of its samples as of ``8k-16k``.
+    """
     buckets = [b for (b, text_lang) in TEXT_SHARES if text_lang == lang]
     buckets += sorted({b for (b, text_lang) in texts_by if text_lang == lang} - set(buckets))
-    shares = {b: TEXT_SHARES.get((b, lang), 1) for b in buckets}
+    smallest = min((share for (_, text_lang), share in TEXT_SHARES.items() if text_lang == lang), default=1)
+    shares = {b: TEXT_SHARES.get((b, lang), smallest) for b in buckets}
     has_texts = {b: (len(texts_by.get((b, lang), [])) > 0) for b in buckets}
     if not chosen or not any(has_texts.values()):
         return []

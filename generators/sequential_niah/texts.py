@@ -9,7 +9,9 @@ its length:
   that ``high`` (the assembler trims further if the needles do not fit);
 * below the lowest bucket's ``low``: **joined** with the following short documents of the same
   language and source, in input order, separated by a blank line, until the join reaches the
-  ``low`` of the lowest bucket (or the one named by ``join_to``); a remainder that never gets there is dropped.
+  ``low`` of its target bucket; a remainder that never gets there is dropped. Joins aim at the
+  buckets named by ``join_to`` in turn (default: the lowest), so that a corpus of short documents
+  still fills every bucket a build asks for.
 
 Each :class:`LongText` records which of the three happened (``origin``) and the ids of the
 documents it was made of (``parts``). Sentence ends are those of
@@ -25,7 +27,7 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 
 from needlework.errors import SpecError
-from generators.sequential_niah.spec import LANGS, LENGTH_BUCKETS, LengthBucket
+from generators.sequential_niah.spec import LANGS, LENGTH_BUCKETS, PAPER_BUCKETS, LengthBucket
 from generators.text import sentence_ends
 from needlework.tokens import TokenCounter
 
@@ -113,7 +115,7 @@ class BucketReport:
     per_bucket: Counter = field(default_factory=Counter)
 
 
-def bucket_of(n_tokens: int, buckets: Sequence[LengthBucket] = LENGTH_BUCKETS) -> LengthBucket | None:
+def bucket_of(n_tokens: int, buckets: Sequence[LengthBucket] = PAPER_BUCKETS) -> LengthBucket | None:
     """The bucket with ``low <= n_tokens < high``, or ``None``."""
     for bucket in buckets:
         if bucket.low <= n_tokens < bucket.high:
@@ -137,9 +139,9 @@ def bucket_texts(
     documents: Iterable[SourceText],
     tokens: TokenCounter,
     *,
-    buckets: Sequence[LengthBucket] = LENGTH_BUCKETS,
+    buckets: Sequence[LengthBucket] = PAPER_BUCKETS,
     join: bool = True,
-    join_to: str | None = None,
+    join_to: str | Sequence[str] | None = None,
 ) -> tuple[list[LongText], BucketReport]:
     """Long texts from ``documents``, each in a length bucket (see the module docstring).
 
@@ -148,7 +150,8 @@ def bucket_texts(
         tokens: The build's tokenizer; texts are normalized with it and counted by it.
         buckets: Length buckets, ascending and non-overlapping.
         join: Whether short documents are joined (else they are dropped).
-        join_to: The bucket whose ``low`` joins reach (default: the lowest bucket).
+        join_to: The bucket (or buckets, in turn: the first join aims at the first, the next at
+            the second ...) whose ``low`` joins reach; default the lowest bucket.
 
     Returns:
         The texts ordered by the input position of their first part, and a report.
@@ -159,7 +162,8 @@ def bucket_texts(
     ordered = sorted(buckets, key=lambda b: b.low)
     if list(buckets) != ordered or any(a.high > b.low for a, b in zip(ordered, ordered[1:])):
         raise SpecError("length buckets must be ascending and must not overlap")
-    target = (bucket_named(join_to, buckets) if join_to is not None else ordered[0]) if join else None
+    named = (join_to,) if isinstance(join_to, str) else tuple(join_to or ())
+    targets = tuple(bucket_named(name, buckets) for name in named) or (ordered[0],)
     report = BucketReport()
     docs: list[SourceText] = []
     for doc in documents:
@@ -189,10 +193,10 @@ def bucket_texts(
                 report.cut += 1
         else:
             short.setdefault((doc.lang, doc.source), []).append(index)
-    if target is None:
-        report.dropped_short = sum(map(len, short.values()))
+    if join:
+        placed += _joins(docs, counts, short, targets, ordered, tokens, report)
     else:
-        placed += _joins(docs, counts, short, target, ordered, tokens, report)
+        report.dropped_short = sum(map(len, short.values()))
     placed.sort(key=lambda item: item[0])
     texts = [t for _, t in placed]
     report.per_bucket.update((t.length_bucket, t.lang) for t in texts)
@@ -220,9 +224,11 @@ def _cut_to_bucket(doc: SourceText, bucket: LengthBucket, tokens: TokenCounter) 
     return None
 
 
-def _joins(docs: list[SourceText], counts: np.ndarray, short: dict[tuple[str, str], list[int]], target: LengthBucket,
-           buckets: Sequence[LengthBucket], tokens: TokenCounter, report: BucketReport) -> list[tuple[int, LongText]]:
-    """Runs of consecutive short documents of one language and source, each joined up to ``target.low``."""
+def _joins(docs: list[SourceText], counts: np.ndarray, short: dict[tuple[str, str], list[int]],
+           targets: Sequence[LengthBucket], buckets: Sequence[LengthBucket], tokens: TokenCounter,
+           report: BucketReport) -> list[tuple[int, LongText]]:
+    """Runs of consecutive short documents of one language and source, the ``k``-th joined up to
+    the ``low`` of ``targets[k % len(targets)]``."""
     joiner_tokens = tokens.count(DOCUMENT_JOINER)
     runs: list[list[int]] = []
     for members in short.values():
@@ -231,6 +237,7 @@ def _joins(docs: list[SourceText], counts: np.ndarray, short: dict[tuple[str, st
         for index in members:
             predicted += int(counts[index]) + (joiner_tokens if run else 0)
             run.append(index)
+            target = targets[len(runs) % len(targets)]
             if predicted >= target.low + JOIN_SLACK_PER_PART * len(run):
                 runs.append(run)
                 run, predicted = [], 0

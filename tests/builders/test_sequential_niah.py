@@ -20,6 +20,7 @@ from pathlib import Path
 
 import datasets
 import numpy as np
+import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
@@ -481,3 +482,11 @@ def test_texts_too_short_for_every_bucket_raise_and_leave_the_previous_release(s
     assert (out / "manifest.json").read_text(encoding="utf-8") == "{\"previous\": true}"
     _left_clean(out, before)
     assert issubclass(SpecError, NeedleworkError)
+
+
+def test_the_demo_has_a_bucket_an_8k_window_takes(demo):
+    """Issue 20: a model with an 8K window has test rows it can read, leaving 1,024 tokens to answer."""
+    frame = pl.read_parquet(sorted((demo.folder / "sequential-niah" / "default").glob("test*.parquet")))
+    short = frame.filter(pl.col("length_bucket") == "4k-7k")
+    assert short.height >= 4 and short["n_tokens"].max() < 8_192 - 1_024
+    assert set(frame["length_bucket"]) == {"4k-7k", "8k-16k"}

@@ -247,6 +247,16 @@ def test_texts_are_kept_cut_or_joined_to_reach_a_bucket(qwen):
         bucket_texts(docs, qwen, buckets=SMALL, join_to="zzz")
 
 
+def test_joins_aim_at_the_named_buckets_in_turn(qwen):
+    """A corpus of short documents fills every bucket a build names, not only the lowest."""
+    docs = [SourceText(f"s{i:02d}", "en", "s", words(4, f"Z{i}_")) for i in range(60)]
+    texts, report = bucket_texts(docs, qwen, buckets=SMALL, join_to=("a", "b"))
+    assert {t.origin for t in texts} == {"joined"} and report.joined == len(texts) >= 4
+    assert [t.length_bucket for t in texts[:4]] == ["a", "b", "a", "b"]
+    lowest_only, _ = bucket_texts(docs, qwen, buckets=SMALL)
+    assert {t.length_bucket for t in lowest_only} == {"a"}
+
+
 def test_filler_folders_bucket_by_joining_and_cutting(filler_texts, qwen):
     for lang, texts in filler_texts.items():
         assert texts and all(t.lang == lang for t in texts)
@@ -474,6 +484,15 @@ def test_pairing_moves_shares_it_cannot_fill():
     assert len(everything) == len(qas)
     assert pair_texts(qas, texts, seed=1, size=150)[0] == pairings
     assert pair_texts(qas, texts, seed=2, size=150)[0] != pairings
+
+
+def test_a_bucket_outside_table_1_gets_the_share_of_the_smallest():
+    """``4k-7k`` is not in Table 1; a build that asks for it gets as many samples there as in 8k-16k."""
+    qas = fake_qas({("synthetic-temporal", "en"): 200})
+    texts = fake_texts({("4k-7k", "en"): 5, ("8k-16k", "en"): 5})
+    pairings, _ = pair_texts(qas, texts, seed=1, size=100)
+    per_bucket = Counter(p.length_bucket for p in pairings)
+    assert per_bucket == {"4k-7k": 50, "8k-16k": 50}
 
 
 def test_split_sizes_follow_the_paper():
