@@ -43,6 +43,13 @@ def _configs(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ..
     return tuple(dict.fromkeys(c.strip() for value in values for c in value.split(",") if c.strip()))
 
 
+def _ints(_ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in _configs(_ctx, param, values))
+    except ValueError:
+        raise click.BadParameter(f"expected whole numbers, e.g. 4096,8192; got {','.join(values)!r}") from None
+
+
 def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
     for option in reversed([
         click.option("--dataset", required=True, help="A release folder or a Hub dataset id (owner/name)."),
@@ -52,6 +59,14 @@ def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
         click.option("--split", default="test", show_default=True),
         click.option("--limit", type=click.IntRange(min=1), default=None,
                      help="Only the first N rows of each config (the run is marked not reportable)."),
+        click.option("--lengths", multiple=True, callback=_ints, metavar="TOKENS",
+                     help="Only rows with these target_tokens, e.g. 4096,8192 (RULERv2, NeedleBench); "
+                          "the run is marked not reportable."),
+        click.option("--sizes", multiple=True, callback=_ints, metavar="TOKENS",
+                     help="Only rows with these haystack sizes (HaystackCraft); the run is marked not reportable."),
+        click.option("--buckets", multiple=True, callback=_configs, metavar="NAMES",
+                     help="Only rows in these length buckets, e.g. 4k-7k (Sequential-NIAH); "
+                          "the run is marked not reportable."),
         click.option("--gen-kwargs", default=None,
                      help="Generation settings, e.g. temperature=0,max_tokens=256 (default max_tokens: the row's reserve)."),
         click.option("--seed", type=int, default=0, show_default=True, help="Sent to the model and part of each sample key."),
@@ -104,15 +119,17 @@ def main() -> None:
 @click.option("--progress/--no-progress", default=True)
 @domain_errors
 def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
-                gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, backend: str, model: str,
+                lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, backend: str, model: str,
                 base_url: str | None, api_key_env: str, concurrency: int, timeout_s: float, max_retries: int,
                 max_model_len: int | None, max_error_rate: float, output_dir: Path | None, progress: bool) -> None:
     """Run a model over release splits; re-running the same command resumes."""
     from eval.runner import RunSpec, run
+    from eval.selection import RowSelection
 
     spec = RunSpec(
         dataset=dataset, configs=configs, model=model, backend=backend, revision=revision,  # type: ignore[arg-type]
-        split=split, base_url=base_url, concurrency=concurrency, limit=limit, generation=parse_gen_kwargs(gen_kwargs),
+        split=split, base_url=base_url, concurrency=concurrency, limit=limit,
+        select=RowSelection(lengths, sizes, buckets), generation=parse_gen_kwargs(gen_kwargs),
         seed=seed, output_dir=output_dir, max_error_rate=max_error_rate, timeout_s=timeout_s,
         max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix),  # type: ignore[arg-type]
         api_key_env=api_key_env, max_model_len=max_model_len,
@@ -181,14 +198,15 @@ def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url
 @click.option("--price-output", type=float, default=None, help="USD per million output tokens.")
 @domain_errors
 def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
-                  gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, tokenizer: str | None,
+                  lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, tokenizer: str | None,
                   price_input: float | None, price_output: float | None) -> None:
     """Dry run: prompt tokens (and cost, given prices) of a run, without calling a model."""
     from eval.count import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT, count_run
     from eval.runner import RunSpec
+    from eval.selection import RowSelection
 
     spec = RunSpec(dataset=dataset, configs=configs, model="(count)", backend="vllm", revision=revision, split=split,
-                   limit=limit, generation=parse_gen_kwargs(gen_kwargs), seed=seed,
+                   limit=limit, select=RowSelection(lengths, sizes, buckets), generation=parse_gen_kwargs(gen_kwargs), seed=seed,
                    task_options=TaskOptions(thinking_end or None, answer_prefix))  # type: ignore[arg-type]
     name, counts = count_run(spec, tokenizer)
     click.echo(f"tokenizer: {name} (+{CHAT_TOKENS_PER_PROMPT} tokens per prompt and {CHAT_TOKENS_PER_MESSAGE} "

@@ -43,6 +43,7 @@ def count_run(spec: RunSpec, tokenizer: str | None = None) -> tuple[str, list[Co
         The tokenizer name used, and one :class:`ConfigCount` per config.
     """
     release = open_release(spec.dataset, spec.revision)
+    spec.select.check(release, spec.configs, spec.split)
     name = tokenizer or (release.manifest.get("tokenizer") or {}).get("name")
     if not name:
         raise SpecError(f"{spec.dataset}: the manifest names no tokenizer; pass --tokenizer")

@@ -23,6 +23,7 @@ from eval.benchmark import Benchmark
 from eval.benchmarks import BENCHMARKS, get_benchmark, get_task
 from eval.release import Release, open_release
 from eval.rubric import JudgeRubric, Verdict, read_verdicts
+from eval.selection import RowSelection
 from eval.store import RunDirectory, is_done
 from eval.stream import Stub, stream_records
 from eval.task import Task, TaskOptions
@@ -79,10 +80,11 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
         options = TaskOptions(**info["task_options"])
         settings = dict(generation or DEFAULT_GENERATION)
         tasks: dict[str, Task] = {}
+        selection = RowSelection.from_record(info.get("select"))
 
         def requests() -> Iterator[tuple[Request, Stub]]:
             for config in info["configs"]:
-                for row in release.iter_rows(config, info["split"], info.get("limit")):
+                for row in release.iter_rows(config, info["split"], info.get("limit"), selection.keeps):
                     entry = wanted.get((config, row["id"]))
                     if entry is None:
                         continue

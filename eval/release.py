@@ -65,8 +65,12 @@ class Release:
         """Row count of a split, from the manifest."""
         return int(self.split_info(config, split)["rows"])
 
-    def iter_rows(self, config: str, split: str, limit: int | None = None) -> Iterator[dict[str, Any]]:
-        """Stream the rows of a split in release order, ``ROW_BATCH`` rows in memory at a time."""
+    def iter_rows(self, config: str, split: str, limit: int | None = None,
+                  keep: Callable[[dict[str, Any]], bool] | None = None) -> Iterator[dict[str, Any]]:
+        """Stream the rows of a split in release order, ``ROW_BATCH`` rows in memory at a time.
+
+        Only rows ``keep`` accepts are yielded (all without it), the first ``limit`` of them.
+        """
         remaining = self.num_rows(config, split) if limit is None else limit
         for name in self.split_info(config, split)["files"]:
             path = self.fetch(name)
@@ -76,6 +80,8 @@ class Release:
                     for row in batch.to_pylist():
                         if remaining <= 0:
                             return
+                        if keep is not None and not keep(row):
+                            continue
                         remaining -= 1
                         yield row
             except (OSError, pa.ArrowException) as err:

@@ -24,6 +24,7 @@ from eval.backends.base import Backend, BackendError, Outcome, Request
 from eval.benchmarks import get_task, task_name_for_row
 from eval.release import Release, open_release
 from eval.results import SCHEMA_VERSION, aggregate_scores, count_outcomes, score_samples, usage_and_timing
+from eval.selection import RowSelection
 from eval.store import RunDirectory, SampleWriter, is_done
 from eval.stream import stream_records
 from eval.task import Task, TaskOptions
@@ -54,6 +55,7 @@ class RunSpec:
     base_url: str | None = None
     concurrency: int = 16
     limit: int | None = None
+    select: RowSelection = RowSelection()
     generation: Mapping[str, Any] = field(default_factory=dict)
     seed: int = 0
     output_dir: Path | None = None
@@ -133,7 +135,7 @@ def tasked_rows(spec: RunSpec, release: Release, configs: Iterable[str] | None =
                 ) -> Iterator[tuple[str, dict[str, Any], str, Task]]:
     """(config, row, task name, task) for every row the run covers, in release order."""
     for config in spec.configs if configs is None else configs:
-        for row in release.iter_rows(config, spec.split, spec.limit):
+        for row in release.iter_rows(config, spec.split, spec.limit, spec.select.keeps):
             task_name = task_name_for_row(release.benchmark, row)
             yield config, row, task_name, get_task(task_name, spec.task_options)
 
@@ -186,6 +188,7 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     release = open_release(spec.dataset, spec.revision)
     for config in spec.configs:
         release.split_info(config, spec.split)
+    spec.select.check(release, spec.configs, spec.split)
     run_dir = spec.output_dir or default_run_dir(release, spec.model, spec.split)
     directory = RunDirectory(run_dir)
     expected = plan_samples(spec, release)
@@ -246,7 +249,7 @@ def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info:
     run_info = {
         "dataset": spec.dataset, "revision": release.revision, "configs": list(spec.configs), "split": spec.split,
         "model": spec.model, "backend": spec.backend, "generation": dict(spec.generation), "seed": spec.seed,
-        "limit": spec.limit, "task_options": asdict(spec.task_options),
+        "limit": spec.limit, "select": spec.select.record(), "task_options": asdict(spec.task_options),
     }
     provenance = {
         "needlework_version": __version__, "dataset_identity": release.identity, "benchmark": release.benchmark,
@@ -287,6 +290,9 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
     reasons = []
     if run_info.get("limit") is not None:
         reasons.append(f"--limit {run_info['limit']}: only the first rows of each config were run")
+    selection = RowSelection.from_record(run_info.get("select"))
+    if selection.record():
+        reasons.append(f"{selection.describe()}: only the rows of these lengths were run")
     if counts["missing"]:
         reasons.append(f"{counts['missing']} of {counts['expected']} samples have no answer yet; re-run to resume")
     results = {

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from builders.cli import main as needlework_main
 from builders.sources.icews import TemporalGraph, read_icews
 from needlework.tokenizers import load_tokenizer
 
@@ -73,3 +76,21 @@ def icews(shared_data: Path) -> TemporalGraph:
     if not (folder / "train.txt").is_file():
         _missing(f"ICEWS14 slice not found at {folder}")
     return read_icews(folder)
+
+
+@dataclass(frozen=True)
+class Demo:
+    """Where ``needlework build demo`` wrote its releases, and what it printed."""
+
+    folder: Path
+    output: str
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory) -> Demo:
+    """Every registered builder's demo release, built once per session by ``needlework build demo``
+    (the builder tests check it; the eval tests run on it, as a new user would)."""
+    out = tmp_path_factory.mktemp("demo")
+    result = CliRunner().invoke(needlework_main, ["build", "demo", "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return Demo(out, result.output)
