@@ -10,7 +10,8 @@ from typing import Any
 import click
 
 from eval.backends import BACKENDS
-from eval.backends.base import BackendError
+from eval.backends.base import BackendError, PreflightError
+from eval.runner import MIN_SAMPLES_FOR_ERROR_BUDGET
 from eval.store import JUDGE, RESULTS, RunDirectory
 from eval.task import TaskOptions
 from needlework import __version__
@@ -113,7 +114,9 @@ def main() -> None:
               help="Seconds per request attempt.")
 @click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
 @click.option("--max-error-rate", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True,
-              help="Stop cleanly once more than this fraction of samples failed (context-length errors excluded).")
+              help="Stop cleanly (exit 3) once more than this fraction of samples failed, checked from "
+                   f"{MIN_SAMPLES_FOR_ERROR_BUDGET} finished samples on; context-length errors do not count. "
+                   "A run whose samples all failed exits 3 whatever its size.")
 @click.option("--output-dir", type=click.Path(path_type=Path), default=None,
               help="Run directory (default eval-runs/<release>/<model>, with -<split> for splits other than test); re-running resumes it.")
 @click.option("--progress/--no-progress", default=True)
@@ -136,6 +139,8 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
     )
     try:
         outcome = run(spec, progress=progress)
+    except PreflightError as err:
+        raise UserError(str(err)) from err
     except BackendError as err:
         raise UserError(f"run stopped: {err}") from err
     _echo_summary(outcome.run_dir, outcome.results)

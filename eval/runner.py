@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
@@ -34,12 +35,35 @@ from needlework import __version__
 DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}
 RESERVED_GENERATION_KEYS = frozenset({"model", "messages", "prompt", "stream", "n"})
 MIN_SAMPLES_FOR_ERROR_BUDGET = 20
+"""The error budget is checked once this many samples of an invocation finished: a smaller run is
+never stopped by it, but one whose samples all failed still exits non-zero (:class:`RunFailed`)."""
+ERROR_KINDS_SHOWN = 3
 
 
 class ErrorBudgetExceeded(NeedleworkError, RuntimeError):
     """Too many samples failed; the run stopped early and can be resumed."""
 
     exit_status = 3
+
+
+class RunFailed(NeedleworkError, RuntimeError):
+    """Every sample of the run failed: it has no score. Its records are kept; re-running resumes."""
+
+    exit_status = 3
+
+
+def describe_failures(errors: Iterable[Mapping[str, Any]]) -> str:
+    """The most frequent error kinds with counts and an example each:
+    ``10 connection (connection refused ...), 2 timeout (no response within 600 s)``."""
+    errors = list(errors)
+    counts = Counter(e["kind"] for e in errors)
+    example = {}
+    for error in errors:
+        example.setdefault(error["kind"], str(error.get("message") or "")[:160])
+    shown = [f"{n} {kind} ({example[kind]})" if example[kind] else f"{n} {kind}"
+             for kind, n in counts.most_common(ERROR_KINDS_SHOWN)]
+    rest = sum(counts.values()) - sum(n for _, n in counts.most_common(ERROR_KINDS_SHOWN))
+    return ", ".join(shown) + (f", {rest} other" if rest else "")
 
 
 @dataclass(frozen=True)
@@ -196,6 +220,8 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     done = {key for key, record in records.items() if is_done(record)}
     pending = {(e["config"], e["row_id"]): e["key"] for e in expected if e["key"] not in done}
     backend = backend or make_backend(spec)
+    if pending:
+        asyncio.run(backend.preflight())  # before anything is written or sent
     saved = write_run_file(run_dir, spec, release, backend.describe(), expected)
     stop: NeedleworkError | None = None
     new = 0
@@ -208,6 +234,10 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
                 stop, new = err, getattr(err, "new_samples", 0)
         saved = write_run_file(run_dir, spec, release, backend.describe(), expected)  # now with engine facts
         records = directory.latest_samples()
+    failures = [records[e["key"]].get("error") for e in expected if e["key"] in records]
+    if stop is None and expected and len(failures) == len(expected) and all(failures):
+        stop = RunFailed(f"every one of the {len(expected)} samples failed, so the run has no score: "
+                         f"{describe_failures(failures)}; fix the cause and re-run the same command to resume")
     results = score_run(run_dir, wall_s=time.monotonic() - started, stopped=str(stop) if stop else None,
                         saved=(saved, records))
     if stop is not None:
@@ -218,21 +248,26 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
 async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Request, dict[str, Any]]],
                  writer: SampleWriter, total: int, initial: int, progress: bool) -> int:
     """Stream the requests into the samples (:func:`eval.stream.stream_records`) with a progress bar,
-    stopping once the error budget is spent; a stopping error carries ``new_samples``."""
-    finished = failed = 0
+    stopping once the error budget is spent; a stopping error carries ``new_samples``.
+
+    The budget is checked from :data:`MIN_SAMPLES_FOR_ERROR_BUDGET` finished samples on;
+    context-length errors do not count.
+    """
+    finished = 0
+    failures: list[dict[str, Any]] = []
     bar = tqdm(total=total, initial=min(initial, total), unit="sample", disable=not progress, dynamic_ncols=True)
 
     def after(outcome: Outcome) -> None:
-        nonlocal finished, failed
+        nonlocal finished
         finished += 1
         if outcome.error is not None and outcome.error.kind != "context_length":
-            failed += 1
+            failures.append(asdict(outcome.error))
         bar.update(1)
-        bar.set_postfix(errors=failed, refresh=False)
-        if finished >= MIN_SAMPLES_FOR_ERROR_BUDGET and failed > spec.max_error_rate * finished:
+        bar.set_postfix(errors=len(failures), refresh=False)
+        if finished >= MIN_SAMPLES_FOR_ERROR_BUDGET and len(failures) > spec.max_error_rate * finished:
             raise ErrorBudgetExceeded(
-                f"stopped: {failed} of {finished} samples failed (--max-error-rate {spec.max_error_rate:g}); "
-                "fix the cause and re-run the same command to resume")
+                f"stopped: {len(failures)} of {finished} samples failed (--max-error-rate {spec.max_error_rate:g}): "
+                f"{describe_failures(failures)}; fix the cause and re-run the same command to resume")
 
     try:
         return await stream_records(backend, requests, writer, _record, after)

@@ -78,6 +78,10 @@ class BackendError(NeedleworkError, RuntimeError):
     """A failure that stops the whole run (bad credentials, unknown model, missing extra)."""
 
 
+class PreflightError(BackendError):
+    """The model cannot be reached at all, found before any sample was sent."""
+
+
 class Backend(Protocol):
     """A model behind some API: streams outcomes for requests, in completion order."""
 
@@ -85,6 +89,14 @@ class Backend(Protocol):
 
     def describe(self) -> dict[str, Any]:
         """Provenance for the run's results (endpoint, chat-template hash); never secrets."""
+        ...
+
+    async def preflight(self) -> None:
+        """Check, before any sample is sent, that the model can be reached at all.
+
+        Raises:
+            BackendError: It cannot (nothing answers, the key is refused, the model is unknown).
+        """
         ...
 
     def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:

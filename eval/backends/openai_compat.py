@@ -19,7 +19,7 @@ from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
 import aiohttp
 import numpy as np
 
-from eval.backends.base import BackendError, Message, Outcome, Request, SampleError, Usage
+from eval.backends.base import BackendError, Message, Outcome, PreflightError, Request, SampleError, Usage
 
 CONTEXT_LENGTH_PATTERN = re.compile(
     r"context.length|context.window|maximum context|exceeds the (available )?context|too many tokens"
@@ -29,6 +29,8 @@ CONTEXT_LENGTH_PATTERN = re.compile(
 FATAL_STATUSES = {401: "the server rejected the API key", 403: "access denied", 404: "model or endpoint not found"}
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 MAX_ERROR_TEXT = 500
+PREFLIGHT_TIMEOUT_S = 10.0
+"""The longest a preflight waits for ``GET /models`` (a live server answers it at once)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,38 @@ class OpenAIBackend:
             "chat_template_sha256": None,
         }
 
+    async def preflight(self) -> None:
+        """``GET /models`` once, before the first sample: the server answers and serves the model.
+
+        A server that does not list models (a 404, a body without ``data``) passes: it answered,
+        and an unknown model still stops the run at its first request. A listed model name is
+        compared exactly, as the server will.
+
+        Raises:
+            PreflightError: Nothing answers (refused, unresolvable, timed out), the key is refused
+                (401, 403), or the listed models do not include ``model``.
+        """
+        url = f"{self.base_url}/models"
+        timeout = aiohttp.ClientTimeout(total=min(self.timeout_s, PREFLIGHT_TIMEOUT_S))
+        try:
+            async with aiohttp.ClientSession(timeout=timeout, headers=self._headers) as session:
+                async with session.get(url) as response:
+                    status, raw = response.status, await response.read()
+        except (asyncio.TimeoutError, TimeoutError):
+            raise PreflightError(f"cannot reach {self.base_url}: no answer within {timeout.total:g} s; "
+                               "is the server up? Nothing was sent") from None
+        except aiohttp.ClientError as err:
+            raise PreflightError(f"cannot reach {self.base_url}: {_connection_problem(err)}; is the server running "
+                               "at that address? Nothing was sent") from None
+        text = self._redact(raw.decode("utf-8", errors="replace"))
+        if status in (401, 403):
+            raise PreflightError(f"{url}: HTTP {status}, {FATAL_STATUSES[status]}: {text[:MAX_ERROR_TEXT]}")
+        served = _listed_models(raw) if status == 200 else None
+        if served and self.model not in served:
+            shown = ", ".join(sorted(served)[:20]) + (" ..." if len(served) > 20 else "")
+            raise PreflightError(f"{self.base_url} does not serve model {self.model!r}; it lists: {shown} "
+                               "(pass one of them as --model). Nothing was sent")
+
     async def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
         """Run requests with ``concurrency`` workers and yield outcomes as they complete.
 
@@ -234,7 +268,7 @@ class OpenAIBackend:
         except (asyncio.TimeoutError, TimeoutError):
             raise _Transient(SampleError("timeout", f"no response within {self.timeout_s:g} s")) from None
         except aiohttp.ClientError as err:
-            message = self._redact(f"{type(err).__name__}: {err}")[:MAX_ERROR_TEXT]
+            message = self._redact(_connection_problem(err))
             raise _Transient(SampleError("connection", message)) from None
         text = self._redact(raw.decode("utf-8", errors="replace"))
         if status in FATAL_STATUSES:
@@ -259,6 +293,23 @@ class _Final(Exception):
     def __init__(self, error: SampleError) -> None:
         super().__init__(error.message)
         self.error = error
+
+
+def _listed_models(raw: bytes) -> set[str] | None:
+    """The model ids of a ``GET /models`` body (``{"data": [{"id": ...}]}``), None if it is not one."""
+    try:
+        return {str(entry["id"]) for entry in json.loads(raw)["data"]}
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _connection_problem(err: aiohttp.ClientError) -> str:
+    """What went wrong with a connection, in words first: ``connection refused (ClientConnectorError: ...)``."""
+    cause = getattr(err, "os_error", None)
+    words = ("connection refused" if isinstance(cause, ConnectionRefusedError)
+             else "host name not found" if isinstance(cause, OSError) and "name" in str(cause).lower()
+             else "connection failed")
+    return f"{words} ({type(err).__name__}: {err})"[:MAX_ERROR_TEXT]
 
 
 def _failed(key: str, error: SampleError, attempts: int, started: float) -> Outcome:

@@ -371,6 +371,10 @@ class VllmBackend:
             "engine_kwargs": {key: repr(value) for key, value in sorted(self.engine_kwargs.items())},
         }
 
+    async def preflight(self) -> None:
+        """Nothing left to check: the constructor loaded the tokenizer and config (the model exists
+        and has a chat template), and the engine is sized by the prompts, so it loads with them."""
+
     async def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
         """Tokenize every request, then run them chunk by chunk, yielding each chunk's outcomes.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import socket
 import time
 from collections import Counter
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from eval.backends.base import BackendError
+from eval.backends.base import BackendError, PreflightError
 from eval.backends.openai_compat import (
     RetryPolicy,
     build_payload,
@@ -19,7 +20,7 @@ from eval.backends.openai_compat import (
     parse_retry_after,
 )
 from eval.cli import main
-from eval.runner import ErrorBudgetExceeded, run
+from eval.runner import ErrorBudgetExceeded, RunFailed, describe_failures, run
 
 from tests.support.releases import (  # noqa: F401 - eval_release and release_rows are fixtures
     CONFIGS,
@@ -286,6 +287,85 @@ def test_error_budget_allows_failures_under_the_rate(eval_release, release_rows,
         outcome = run(spec, backend=fast_backend(spec), progress=False)
     assert outcome.results["stopped"] is None
     assert outcome.results["counts"]["errors"] == {"http": 2} and outcome.results["complete"] is False
+
+
+# --- the first requests of a run (issue 20) ----------------------------------------------------
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_closed_port_fails_before_any_sample_is_sent(eval_release, tmp_path):
+    """--limit 3 against nothing: one error line naming the refused connection, exit 2, nothing written.
+
+    The preflight fails at its first connection attempt; before it, 3 samples x 7 attempts of
+    backoff were spent (155 s) and the run exited 0.
+    """
+    run_dir = tmp_path / "run"
+    result = CliRunner().invoke(main, [
+        "run", "--dataset", str(eval_release), "--config", CONFIGS[0], "--model", MODEL, "--limit", "3",
+        "--base-url", f"http://127.0.0.1:{closed_port()}/v1", "--output-dir", str(run_dir), "--no-progress"])
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.splitlines()
+    assert line.startswith("error: cannot reach http://127.0.0.1:") and "connection refused" in line
+    assert not run_dir.exists()
+
+
+def test_the_preflight_names_the_models_the_server_serves(eval_release, release_rows, tmp_path):
+    script = make_script(release_rows, models=("smollm2", "qwen"))
+    with stub_server(script) as server:
+        spec = make_spec(eval_release, server.base_url, tmp_path / "run", model="smolm2")
+        with pytest.raises(PreflightError, match="does not serve model 'smolm2'; it lists: qwen, smollm2"):
+            run(spec, backend=fast_backend(spec), progress=False)
+        assert sum(script.attempts.values()) == 0 and not (tmp_path / "run").exists()
+        listed = make_spec(eval_release, server.base_url, tmp_path / "listed", model="smollm2", limit=1)
+        assert run(listed, backend=fast_backend(listed), progress=False).new_samples == len(CONFIGS)
+
+
+def test_the_preflight_refuses_a_rejected_key(eval_release, release_rows, tmp_path):
+    script = make_script(release_rows, api_key="right", models=(MODEL,))
+    with stub_server(script) as server:
+        spec = make_spec(eval_release, server.base_url, tmp_path / "run")
+        with pytest.raises(PreflightError, match="HTTP 401"):
+            run(spec, backend=fast_backend(spec, api_key="wrong"), progress=False)
+    assert sum(script.attempts.values()) == 0
+
+
+def test_a_small_run_whose_samples_all_fail_exits_3_naming_the_error(eval_release, release_rows, tmp_path):
+    """Under 20 samples the budget never stops a run, but one with no answer exits 3; the message counts the kinds."""
+    script = make_script(release_rows, {rid: ["500"] for rid in all_row_ids(release_rows)})
+    with stub_server(script) as server:
+        result = CliRunner().invoke(main, [
+            "run", "--dataset", str(eval_release), "--config", ",".join(CONFIGS), "--model", MODEL, "--limit", "3",
+            "--base-url", server.base_url, "--output-dir", str(tmp_path / "run"), "--no-progress", "--max-retries", "0"])
+    assert result.exit_code == 3, result.output
+    (line,) = result.output.splitlines()
+    assert line.startswith("error: every one of the 6 samples failed") and "6 http (HTTP 500" in line
+    assert read_json(tmp_path / "run" / "results.json")["counts"]["errors"] == {"http": 6}
+
+
+def test_a_run_in_which_nothing_fits_the_window_exits_3(eval_release, release_rows, tmp_path):
+    """Context-length errors do not spend the budget, but a run with no answer at all never exits 0."""
+    script = make_script(release_rows, {rid: ["context"] for rid in all_row_ids(release_rows)})
+    with stub_server(script) as server:
+        spec = make_spec(eval_release, server.base_url, tmp_path / "run", limit=2)
+        with pytest.raises(RunFailed, match="every one of the 4 samples failed.*4 context_length") as caught:
+            run(spec, backend=fast_backend(spec), progress=False)
+    assert caught.value.exit_status == 3
+    results = read_json(tmp_path / "run" / "results.json")
+    assert results["complete"] is True and results["stopped"].startswith("every one of the 4 samples failed")
+
+
+def test_describe_failures_counts_the_most_frequent_kinds_first():
+    errors = [{"kind": "timeout", "message": "no response within 600 s"}] * 2
+    errors += [{"kind": "connection", "message": "connection refused (...)"}] * 5
+    errors += [{"kind": k, "message": ""} for k in ("http", "malformed")]
+    assert describe_failures(errors) == ("5 connection (connection refused (...)), 2 timeout (no response within 600 s), "
+                                         "1 http, 1 other")
 
 
 # --- units -----------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import uuid
 from collections import Counter
@@ -16,7 +17,7 @@ from click.testing import CliRunner
 import needlework
 from eval.cli import main
 from eval.backends.base import BackendError
-from eval.runner import RunOutcome, run, score_run
+from eval.runner import RunFailed, RunOutcome, run, score_run
 from eval.task import TaskOptions
 from tests.support.openai_stub import Script, StubServer
 
@@ -371,11 +372,13 @@ def test_api_key_echoed_in_a_sample_error_is_masked(eval_release, tmp_path):
     secret = f"sk-needlework-test-{uuid.uuid4().hex}"
     with serve_app(echoing_app(400)) as base_url:
         spec = make_spec(eval_release, base_url, tmp_path / "run", limit=1)
-        outcome = run(spec, backend=fast_backend(spec, api_key=secret), progress=False)
+        with pytest.raises(RunFailed, match="2 bad_request") as caught:  # every sample failed
+            run(spec, backend=fast_backend(spec, api_key=secret), progress=False)
     records = samples_lines(tmp_path / "run")
     assert [r["error"]["kind"] for r in records] == ["bad_request", "bad_request"]
     assert all("Bearer ***" in r["error"]["message"] for r in records)  # the server did echo it
-    assert outcome.results["counts"]["errors"] == {"bad_request": 2}
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["counts"]["errors"] == {"bad_request": 2}
+    assert secret not in str(caught.value)
     for path in files_under(tmp_path / "run"):
         assert secret.encode() not in path.read_bytes(), path
 

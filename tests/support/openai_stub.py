@@ -48,6 +48,7 @@ class Script:
     attempts: Counter = field(default_factory=Counter)
     payloads: list[dict[str, Any]] = field(default_factory=list)
     keep_payloads: bool = False
+    models: tuple[str, ...] = ()  # listed by GET /v1/models; empty: that route answers 404
 
     def action(self, row_id: str) -> str:
         """The scripted behaviour for this row's next attempt (counted)."""
@@ -112,8 +113,15 @@ def make_app(script: Script) -> web.Application:
             answer = f"Let me recall 1234567890 and 0987654321.</think>{answer}"
         return web.json_response(_completion(answer, model, chars, reasoning))
 
+    async def models(request: web.Request) -> web.StreamResponse:
+        if script.api_key is not None and request.headers.get("Authorization") != f"Bearer {script.api_key}":
+            return web.json_response({"error": {"message": "Incorrect API key provided"}}, status=401)
+        return web.json_response({"object": "list", "data": [{"id": m, "object": "model"} for m in script.models]})
+
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app.router.add_post("/v1/chat/completions", chat)
+    if script.models:
+        app.router.add_get("/v1/models", models)
     return app
 
 

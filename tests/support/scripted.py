@@ -23,9 +23,13 @@ class ScriptedBackend:
         self.answer = answer
         self.prompts: list[str] = []
         self.closed = 0
+        self.preflights = 0
 
     def describe(self) -> dict[str, Any]:
         return {"backend": "scripted"}
+
+    async def preflight(self) -> None:
+        self.preflights += 1
 
     async def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
         for request in requests:
