@@ -61,6 +61,7 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
     Raises:
         SpecError: Not a run directory, the run's benchmark has no judge, or the release is at
             another revision than the run's.
+        PreflightError: The judge's server cannot be reached or does not serve the judge model.
     """
     directory = RunDirectory(run_dir)
     saved = directory.read_run()
@@ -98,6 +99,7 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
             verdict = None if outcome.text is None else rubric.parse(outcome.text)
             return {"key": outcome.key, **stub, "raw": outcome.text, rubric.verdict_field: verdict, "error": error}
 
+        asyncio.run(backend.preflight())  # the judge's server answers before any verdict is asked
         with directory.judge_writer() as writer:
             asyncio.run(stream_records(backend, requests(), writer, record))
     return read_verdicts(directory, rubric)

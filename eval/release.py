@@ -128,17 +128,26 @@ def _open_local(folder: Path, dataset: str) -> Release:
 
 def _open_hub(repo_id: str, revision: str | None) -> Release:
     from huggingface_hub import HfApi, hf_hub_download
-    from huggingface_hub.errors import HfHubHTTPError
 
     try:
         sha = HfApi().dataset_info(repo_id, revision=revision).sha
-    except (HfHubHTTPError, OSError) as err:
-        raise ReleaseError(f"{repo_id}@{revision or 'main'}: cannot resolve on the Hub ({err})") from err
+    except Exception as err:  # noqa: BLE001 - the Hub client raises its HTTP library's errors (httpx2, requests)
+        raise ReleaseError(f"{repo_id}: no such release folder here, and no Hub dataset {repo_id}@{revision or 'main'} "
+                           f"can be reached ({_first_line(err)})") from err
     if sha is None:
         raise ReleaseError(f"{repo_id}@{revision or 'main'}: the Hub returned no commit sha")
 
     def fetch(name: str) -> Path:
-        return Path(hf_hub_download(repo_id, name, repo_type="dataset", revision=sha))
+        try:
+            return Path(hf_hub_download(repo_id, name, repo_type="dataset", revision=sha))
+        except Exception as err:  # noqa: BLE001 - as above
+            raise ReleaseError(f"{repo_id}@{sha[:12]}: cannot download {name} ({_first_line(err)})") from err
 
     manifest, digest = _parse_manifest(fetch(MANIFEST))
     return Release(repo_id, f"hub:{repo_id}", sha, manifest, digest, fetch)
+
+
+def _first_line(err: BaseException, limit: int = 200) -> str:
+    """The first line of an error's message, shortened: Hub errors run to many lines."""
+    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."

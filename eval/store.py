@@ -74,9 +74,11 @@ class RunDirectory:
         """The run file's content.
 
         Raises:
-            SpecError: There is no run file: not an eval run directory.
+            SpecError: There is no such directory, or no run file in it: not an eval run directory.
             InputError: The run file is not valid JSON.
         """
+        if not self.path.is_dir():
+            raise SpecError(f"{self.path}: no such run directory")
         if not self.is_run():
             raise SpecError(f"{self.path}: no {RUN_FILE}; not an eval run directory")
         try:
@@ -104,9 +106,12 @@ class RunDirectory:
         """The results file's content, a JSON object.
 
         Raises:
+            SpecError: There is no such directory.
             InputError: The file is missing, is not valid JSON, or is not an object.
         """
         path = self.results_file
+        if not self.path.is_dir():
+            raise SpecError(f"{self.path}: no such run directory")
         if not path.is_file():
             raise InputError(str(path), None, None, f"no {RESULTS} in run directory {self.path} (is the run finished?)")
         try:

@@ -9,7 +9,9 @@ from types import SimpleNamespace
 
 import huggingface_hub
 import pytest
+from click.testing import CliRunner
 
+from eval.cli import main
 from eval.release import open_release
 from needlework.errors import InputError, ReleaseError
 
@@ -72,3 +74,29 @@ def test_bad_inputs_name_the_file(tmp_path, eval_release):  # noqa: F811
     shard.write_bytes(b"PAR1 not parquet")
     with pytest.raises(InputError, match="unreadable Parquet shard"):
         list(release.iter_rows(config, "test"))
+
+
+@pytest.mark.parametrize("command", [
+    ["count", "--config", "mk_niah_basic"],
+    ["run", "--config", "mk_niah_basic", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"],
+])
+def test_a_mistyped_folder_that_looks_like_a_hub_id_is_one_error_line(tmp_path, monkeypatch, command):
+    """Issue 20: ``demo-releases/rulerv3`` offline used to end in a 95-line traceback."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    result = CliRunner().invoke(main, [command[0], "--dataset", "demo-releases/rulerv3", *command[1:]])
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.splitlines()
+    assert line.startswith("error: demo-releases/rulerv3: no such release folder here, and no Hub dataset "
+                           "demo-releases/rulerv3@main can be reached (")
+
+
+def test_a_hub_download_failure_is_a_release_error(eval_release, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(huggingface_hub.HfApi, "dataset_info", lambda self, repo, revision=None: SimpleNamespace(sha="a" * 40))
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("connection reset\nand many more lines")
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", refuse)
+    with pytest.raises(ReleaseError, match=r"owner/name@aaaaaaaaaaaa: cannot download manifest.json \(connection reset\)$"):
+        open_release("owner/name")
