@@ -21,6 +21,9 @@ def test_the_four_files_keep_their_names(tmp_path: Path):
 def test_run_file_round_trips_compact_and_is_required(tmp_path: Path):
     directory = RunDirectory(tmp_path / "run")
     assert not directory.is_run()
+    with pytest.raises(SpecError, match="run: no such run directory"):
+        directory.read_run()
+    (tmp_path / "run").mkdir()
     with pytest.raises(SpecError, match="no run.json; not an eval run directory"):
         directory.read_run()
     saved = {"run": {"model": "m"}, "expected": [{"key": "k", "task": "t"}], "schema_version": 1}
