@@ -19,7 +19,7 @@ from builders.options import click_options, spec_from_options
 from builders.registry import BUILDERS
 from builders.validate import validate_release
 from needlework import __version__
-from needlework.cliutil import domain_errors
+from needlework.cliutil import domain_errors, interruptible
 from needlework.tokenizers import DEFAULT_TOKENIZER
 
 
@@ -35,8 +35,13 @@ def build() -> None:
 
 
 def build_command(builder: Builder) -> click.Command:
-    """``needlework build <id>``: ``--out``, the options of the builder's spec, ``--quiet``."""
+    """``needlework build <id>``: ``--out``, the options of the builder's spec, ``--quiet``.
 
+    SIGINT and SIGTERM stop the build cleanly: the unfinished release folder is removed, the
+    previous one (if any) stays, and the exit status is 130 or 143.
+    """
+
+    @interruptible
     @domain_errors
     def run(out: Path, quiet: bool, **values: Any) -> None:
         spec = spec_from_options(builder.spec, values)
@@ -61,6 +66,7 @@ for _builder in BUILDERS:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--tokenizer", default=DEFAULT_TOKENIZER, show_default=True, help="Tokenizer spec for every benchmark.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
+@interruptible
 @domain_errors
 def build_demo_command(out: Path, seed: int, tokenizer: str, quiet: bool) -> None:
     """Every implemented benchmark, small, on its embedded default (offline)."""

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
+from needlework.interrupts import deferred_signals
+
 FILE_MODE = 0o644
 FOLDER_MODE = 0o755
 """Permissions of what is renamed into place: ``mkstemp``/``mkdtemp`` make private entries, and
@@ -47,15 +49,19 @@ def atomic_path(path: Path) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = tempfile.mkstemp(prefix=_temporary_prefix(path), suffix=PARTIAL, dir=path.parent)
-    os.close(handle)
-    temporary = Path(name)
+    temporary: Path | None = None
     try:
+        with deferred_signals():  # a signal cannot fall between creating the file and owning it
+            handle, name = tempfile.mkstemp(prefix=_temporary_prefix(path), suffix=PARTIAL, dir=path.parent)
+            os.close(handle)
+            temporary = Path(name)
         yield temporary
         os.chmod(temporary, FILE_MODE)
         os.replace(temporary, path)
     finally:
-        temporary.unlink(missing_ok=True)
+        if temporary is not None:
+            with deferred_signals():
+                temporary.unlink(missing_ok=True)
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
@@ -90,7 +96,9 @@ def atomic_folder(path: Path, *, existing: Literal["replace", "keep"] = "replace
 
     Readers never see a partial folder: the swap is two renames (the old folder aside, the new one
     in), and :func:`recover_interrupted` repairs a kill between them on the next call. On an
-    exception (or ``KeyboardInterrupt``) the temporary folder is removed and ``path`` is untouched.
+    exception (or ``KeyboardInterrupt``) the temporary folder is removed and ``path`` is untouched;
+    under :func:`needlework.interrupts.signals_unwind` a SIGTERM or SIGINT counts as one, and the swap
+    and the removal finish before the signal is raised.
 
     Args:
         path: Where the folder should end up.
@@ -100,14 +108,19 @@ def atomic_folder(path: Path, *, existing: Literal["replace", "keep"] = "replace
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     recover_interrupted(path)
-    temporary = Path(tempfile.mkdtemp(prefix=_temporary_prefix(path), suffix=PARTIAL, dir=path.parent))
-    temporary.chmod(FOLDER_MODE)
+    temporary: Path | None = None
     try:
+        with deferred_signals():  # a signal cannot fall between creating the folder and owning it
+            temporary = Path(tempfile.mkdtemp(prefix=_temporary_prefix(path), suffix=PARTIAL, dir=path.parent))
+            temporary.chmod(FOLDER_MODE)
         yield temporary
-        _swap_into_place(temporary, path, existing)
+        with deferred_signals():
+            _swap_into_place(temporary, path, existing)
     finally:
-        if temporary.exists():
-            shutil.rmtree(temporary, ignore_errors=True)
+        if temporary is not None:
+            with deferred_signals():
+                if temporary.exists():
+                    shutil.rmtree(temporary, ignore_errors=True)
 
 
 def _swap_into_place(temporary: Path, path: Path, existing: Literal["replace", "keep"]) -> None:

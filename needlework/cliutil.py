@@ -1,4 +1,5 @@
-"""Command-line plumbing shared by ``needlework`` and ``python -m eval``: domain errors to exit codes."""
+"""Command-line plumbing shared by ``needlework`` and ``python -m eval``: domain errors and signals to
+exit codes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Callable, TypeVar
 import click
 
 from needlework.errors import NeedleworkError
+from needlework.interrupts import Interrupted, signals_unwind
 
 F = TypeVar("F", bound=Callable)
 
@@ -35,5 +37,26 @@ def domain_errors(fn: F) -> F:
             error = UserError(str(err))
             error.exit_code = getattr(err, "exit_status", UserError.exit_code)
             raise error from err
+
+    return wrapper  # type: ignore[return-value]
+
+
+def interruptible(fn: F) -> F:
+    """Run ``fn`` with SIGINT and SIGTERM unwinding it (:func:`needlework.interrupts.signals_unwind`).
+
+    Its ``finally`` blocks run, so atomic writes remove their temporary files and folders; then the
+    command ends with one ``error: interrupted by SIGTERM`` line and the shell's status for the
+    signal: 130 for SIGINT, 143 for SIGTERM.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            with signals_unwind():
+                return fn(*args, **kwargs)
+        except Interrupted as err:
+            error = UserError(str(err))
+            error.exit_code = err.exit_status
+            raise error from None
 
     return wrapper  # type: ignore[return-value]

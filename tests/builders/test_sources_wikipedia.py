@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bz2
 import re
+import signal
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from builders.sources.corpus_read import CORPUS_SCHEMA, LINKS_SCHEMA, concat_corpora, normalize_title
-from builders.sources.wikipedia import read_mediawiki_dump, wikitext_to_plain
+from builders.sources.wikipedia import _pool, read_mediawiki_dump, wikitext_to_plain
 from needlework.errors import InputError
+from needlework.interrupts import signals_unwind
 
 DUMP = "enwiki_gensim/enwiki-pages-articles1-p10p30302-shortened.xml.bz2"
 EXPORT = "http://www.mediawiki.org/xml/export-0.10/"
@@ -150,6 +152,14 @@ def test_parallel_parse_gives_identical_tables(read, dump_path):
     assert parallel.corpus.equals(read.corpus)
     assert parallel.links.equals(read.links)
     assert parallel.titles == read.titles and parallel.stats == read.stats
+
+
+def test_pool_workers_leave_signals_to_the_parent():
+    # Forked under the CLI's handlers, a worker would raise on the SIGTERM that stops the pool and
+    # print a traceback; it dies quietly instead, and leaves Ctrl-C to the parent.
+    with signals_unwind(), _pool(2) as pool:
+        handlers = pool.apply(signal.getsignal, (signal.SIGTERM,)), pool.apply(signal.getsignal, (signal.SIGINT,))
+    assert handlers == (signal.SIG_DFL, signal.SIG_IGN)
 
 
 def test_xml_and_bz2_give_identical_tables(read, xml_copy):

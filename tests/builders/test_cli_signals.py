@@ -1,0 +1,48 @@
+"""A ``needlework build`` stopped by SIGTERM or SIGINT leaves no partial folder, exits 143 or 130."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builders.cli import main
+
+SLOW_BUILD = ("build", "rulerv2", "--tasks", "mk_niah_basic", "--lengths", "65536", "--samples", "1000", "--quiet")
+"""Minutes of work: the signal always arrives while the release is being written."""
+
+
+def wait_for_partial(folder: Path, process: subprocess.Popen, timeout: float = 120.0) -> Path:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        partial = [p for p in folder.iterdir() if p.name.endswith(".partial")]
+        if partial:
+            return partial[0]
+        if process.poll() is not None:
+            pytest.fail(f"the build ended before it was signalled: {process.communicate()}")
+        time.sleep(0.05)
+    process.kill()
+    pytest.fail("no .partial folder appeared")
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_signalled_build_removes_its_partial_folder_and_keeps_the_old_release(demo, tmp_path, signum, status):
+    out = tmp_path / "rulerv2"
+    shutil.copytree(demo.folder / "rulerv2", out)
+    build = subprocess.Popen([sys.executable, "-m", "builders", *SLOW_BUILD, "--out", str(out)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_partial(tmp_path, build)
+    build.send_signal(signum)
+    stdout, stderr = build.communicate(timeout=60)
+    assert build.returncode == status
+    assert stdout == ""
+    assert stderr == f"error: interrupted by {signum.name}\n"  # one line, no traceback
+    assert [p.name for p in tmp_path.iterdir()] == ["rulerv2"]
+    validated = CliRunner().invoke(main, ["validate", str(out)])
+    assert validated.exit_code == 0, validated.output  # the previous release, untouched
