@@ -92,13 +92,14 @@ def validate(release: Path) -> None:
 @click.argument("release", type=click.Path(path_type=Path))
 @domain_errors
 def info(release: Path) -> None:
-    """Configs, rows and token statistics of a release."""
+    """Configs, rows and token statistics (per target length, size or bucket) of a release."""
     manifest, summaries = summarize_release(release)
     tok = manifest.get("tokenizer", {})
     click.echo(f"{manifest.get('benchmark')}  needlework {manifest.get('needlework_version')}  seed {manifest.get('seed')}")
     click.echo(f"tokenizer {tok.get('name')}  fingerprint {str(tok.get('fingerprint'))[:16]}")
     for s in summaries:
         click.echo(f"\n{s.config}/{s.split}: {s.rows:,} rows")
-        if s.by_target is not None:
+        if s.table is not None:
+            click.echo(s.heading())
             with pl.Config(tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-                click.echo(str(s.by_target))
+                click.echo(str(s.table))
