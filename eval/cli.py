@@ -229,12 +229,15 @@ def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], 
                    f"{'-' if total_cost is None else f'{total_cost:.2f}':>12}")
 
 
+def _percent(score: float | None) -> str:
+    """A 0-1 score as the reports print it: a percentage with its unit, ``-`` for none."""
+    return "-" if score is None else f"{100 * score:.1f}%"
+
+
 def _echo_summary(run_dir: Path, results: dict[str, Any]) -> None:
     overall = results["scores"]["overall"]
-    score = overall.get("score")
-    click.echo(f"{RunDirectory(run_dir).results_file}: score {'-' if score is None else f'{100 * score:.1f}'} "
+    click.echo(f"{RunDirectory(run_dir).results_file}: score {_percent(overall.get('score'))} "
                f"over {overall['n']} samples ({overall['n_errors']} errors)"
                + ("" if results["reportable"] else f"; not reportable: {'; '.join(results['not_reportable_because'])}"))
     for config, stats in results["scores"]["by"].get("config", {}).items():
-        value = stats.get("score")
-        click.echo(f"  {config}: {'-' if value is None else f'{100 * value:.1f}'} (n={stats['n']})")
+        click.echo(f"  {config}: {_percent(stats.get('score'))} (n={stats['n']})")

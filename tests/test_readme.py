@@ -36,7 +36,7 @@ def readme_commands() -> list[str]:
             continue
         for part in pending.split("&&"):
             command = part.split(" #", 1)[0].strip()
-            if command.startswith(tuple(PROGRAMS)) and "..." not in command:
+            if command.startswith(tuple(p + " " for p in PROGRAMS)) and "..." not in command:
                 commands.append(command)
         pending = ""
     return commands

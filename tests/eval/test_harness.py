@@ -191,9 +191,9 @@ def test_score_cli_rescores_identically(scripted, tmp_path):
     assert after["scores"] == before["scores"]
     overall = before["scores"]["overall"]["score"]
     lines = result.output.splitlines()
-    assert lines[0] == f"{run_dir / 'results.json'}: score {100 * overall:.1f} over {TOTAL_ROWS} samples (0 errors)"
+    assert lines[0] == f"{run_dir / 'results.json'}: score {100 * overall:.1f}% over {TOTAL_ROWS} samples (0 errors)"
     by_config = before["scores"]["by"]["config"]
-    assert lines[1:] == [f"  {c}: {100 * by_config[c]['score']:.1f} (n={ROWS_PER_CONFIG})" for c in CONFIGS]
+    assert lines[1:] == [f"  {c}: {100 * by_config[c]['score']:.1f}% (n={ROWS_PER_CONFIG})" for c in CONFIGS]
 
 
 def test_score_cli_on_a_folder_that_is_not_a_run(tmp_path):
@@ -349,7 +349,7 @@ def test_run_cli_summary_and_resume(eval_release, release_rows, tmp_path):
     assert second.exit_code == 0, second.output
     expected = expected_scores(release_rows, MISTAKES)
     assert first.output.splitlines()[0] == (
-        f"{run_dir / 'results.json'}: score {100 * expected['overall'][None]:.1f} over {TOTAL_ROWS} samples (0 errors)")
+        f"{run_dir / 'results.json'}: score {100 * expected['overall'][None]:.1f}% over {TOTAL_ROWS} samples (0 errors)")
     assert first.output.splitlines()[-1] == f"{TOTAL_ROWS} new samples, 0 already done"
     assert second.output.splitlines()[-1] == f"0 new samples, {TOTAL_ROWS} already done"
     assert sum(script.attempts.values()) == TOTAL_ROWS

