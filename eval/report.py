@@ -143,7 +143,7 @@ def render_markdown(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str
 
 
 def run_summary(run: Run) -> list[str]:
-    """Markdown lines describing one run: what was evaluated, whether it counts, and its cost."""
+    """Markdown lines describing one run: what was evaluated, its status, and its cost."""
     info = run.results.get("run") or {}
     counts, usage, timing = (run.results.get(k) or {} for k in ("counts", "usage", "timing"))
     errors = counts.get("errors") or {}
@@ -158,7 +158,7 @@ def run_summary(run: Run) -> list[str]:
         f"split `{info.get('split', MISSING)}`, configs {', '.join(info.get('configs') or []) or MISSING}, "
         f"seed {info.get('seed', MISSING)}, limit {info.get('limit') if info.get('limit') is not None else 'none'}",
         f"- run directory `{run.directory.name}`",
-        "- " + _reportable_line(run.results),
+        f"- status: {run_status(run.results)}",
         f"- samples: {counts.get('expected', MISSING)} expected, {counts.get('answered', MISSING)} answered, "
         f"{sum(errors.values())} errors" + (f" ({error_detail})" if error_detail else "")
         + f", {counts.get('missing', MISSING)} missing",
@@ -172,12 +172,41 @@ def run_summary(run: Run) -> list[str]:
     return lines + [""]
 
 
-def _reportable_line(results: Mapping[str, Any]) -> str:
-    state = "complete" if results.get("complete", True) else "**incomplete**"
+def run_status(results: Mapping[str, Any]) -> str:
+    """A run's status in plain words: how far it got, how to finish it, and whether it can be reported.
+
+    Reads the fields :func:`eval.runner.score_run` writes (``complete``, ``stopped``, ``counts``,
+    ``reportable``, ``not_reportable_because``); results without them count as complete and reportable.
+
+    Examples:
+        ``complete (all 300 samples answered); reportable``;
+        ``complete (all 6 samples answered); not reportable: --limit 3: only the first rows of each config were run``;
+        ``stopped after 12 of 40 samples: 10 of 20 samples failed (--max-error-rate 0.1); fix the cause and re-run
+        the same command to resume``.
+    """
+    counts = results.get("counts") or {}
+    expected, answered, missing = (counts.get(k) for k in ("expected", "answered", "missing"))
+    known = all(isinstance(v, int) for v in (expected, answered, missing))
+    complete = bool(results.get("complete", True))
+    if complete:
+        status = "complete"
+        if known and answered == expected:
+            status += f" (all {expected:,} samples answered)"
+        elif known:
+            failed = expected - answered
+            status += f" ({answered:,} of {expected:,} samples answered; the other {failed:,} failed and score 0)"
+    else:
+        done = f"{expected - missing:,} of {expected:,} samples" if known else "some samples"
+        stopped = str(results.get("stopped") or "").removeprefix("stopped: ")
+        status = f"stopped after {done}: {stopped}" if stopped else f"incomplete: {done} done"
+        if "re-run" not in stopped:
+            status += "; re-run the same command to resume"
+    reasons = [str(r) for r in results.get("not_reportable_because") or []]
+    if not complete:  # the runner's reason for unanswered samples repeats the status
+        reasons = [r for r in reasons if "no answer yet" not in r]
     if results.get("reportable", True):
-        return f"reportable: yes ({state})"
-    reasons = "; ".join(str(r) for r in results.get("not_reportable_because") or []) or "no reason recorded"
-    return f"reportable: **no** ({state}): {reasons}"
+        return f"{status}; reportable"
+    return f"{status}; not reportable" + (f": {'; '.join(reasons)}" if reasons else "")
 
 
 def _int(value: object) -> str:

@@ -90,8 +90,10 @@ def test_markdown_names_runs_scores_and_reasons(report: ReportFiles) -> None:
     assert "| score (mean over samples) | 93.3 ± 3.0 | 50.0 ± 3.0 |" in text
     assert "| mk_niah_basic | 90.0 (n=18) | 70.0 (n=18) |" in text
     assert "### smollm2-135m" in text and "### qwen2.5-0.5b" in text
-    assert "reportable: yes" in text
-    assert "reportable: **no** (complete): limit=5 evaluates a subset of the split" in text
+    assert "- status: complete (46 of 48 samples answered; the other 2 failed and score 0); reportable\n" in text
+    assert ("- status: complete (46 of 48 samples answered; the other 2 failed and score 0); not reportable: "
+            "limit=5 evaluates a subset of the split\n") in text
+    assert "reportable: **no**" not in text
     assert "`sha256:ab12cd34ef56`" in text and "ab12cd34ef56ab" not in text
     assert "2 errors (context_length 2)" in text
     # mk_niah_basic at 16K pools depths 0, 50, 90: run a 0.8 - (0, .05, .09) -> 75.3; run b 0.4 - ... -> 35.3.
