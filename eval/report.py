@@ -10,11 +10,11 @@ paper's tables, ``atc_curve.png`` and the reasoning heatmaps per needle count; H
 F1 tables by strategy and context size and Figures 3 and 4; Sequential-NIAH: accuracy by group,
 the noise analysis of Table 5 and the judge's agreement).
 
-Scores are fractions in [0, 1] in the results and percentages (one decimal; two in the papers'
-tables) in the report. Depths are in percent of the context (RULERv2: 10% bin lower edges;
-NeedleBench: the requested depth); lengths are in tokens. Output bytes depend only on the inputs:
-no timestamps, sorted listings, PNGs saved without software metadata. The runs are read by
-:mod:`eval.report_runs` and drawn by :mod:`eval.report_plots`.
+Scores are fractions in [0, 1] in the results and percentages, 0-100 (one decimal; two in the
+papers' tables), everywhere in the report. Depths are in percent of the context (RULERv2: 10% bin
+lower edges; NeedleBench: the requested depth); lengths are in tokens. Output bytes depend only on
+the inputs: no timestamps, sorted listings, PNGs saved without software metadata. The runs are read
+by :mod:`eval.report_runs` and drawn by :mod:`eval.report_plots`.
 """
 
 from __future__ import annotations
@@ -134,7 +134,8 @@ def render_markdown(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str
     lines = ["# needlework evaluation report", ""]
     metrics = sorted({str(r.scores.get("metric")) for r in runs if r.scores.get("metric")})
     lines += [f"Metric: {m}" for m in metrics] + ([""] if metrics else [])
-    lines += ["Scores are percentages (0-100); `n` is the number of samples behind a score.", "", "## Runs", ""]
+    lines += ["Scores are percentages (0-100) throughout; `n` is the number of samples behind a score.", "",
+              "## Runs", ""]
     for run in runs:
         lines += run_summary(run)
     lines += comparison_tables(runs, length_plot, heatmaps)
@@ -218,29 +219,29 @@ def _seconds(value: object) -> str:
 
 
 def comparison_tables(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str, str]) -> list[str]:
-    """Markdown lines of the tables that compare runs.
+    """Markdown lines of the tables that compare runs, scores in percent.
 
     Overall (sample mean and task average), by config, by length and depth, and config x length.
     """
     labels = [r.label for r in runs]
-    lines = ["## Overall", ""]
+    lines = ["## Overall: score (%)", ""]
     overall = [r.scores.get("overall") or {} for r in runs]
     lines += markdown_table(
         ["", *labels],
         [
-            ["score (mean over samples)", *(_score_and_stderr(o) for o in overall)],
+            ["score (mean over samples ± standard error)", *(_score_and_stderr(o) for o in overall)],
             ["task average (unweighted mean over configs)", *(_task_average(r) for r in runs)],
             ["n", *(o.get("n", MISSING) for o in overall)],
             ["errors", *(o.get("n_errors", MISSING) for o in overall)],
         ],
     )
     configs = configs_of(runs)
-    lines += ["## By config", ""]
+    lines += ["## By config: score (%)", ""]
     lines += markdown_table(["config", *labels], [[c, *(score_by(r, "config", c) for r in runs)] for c in configs])
     lines += _by_numeric_key(runs, "length", "length (tokens)", length_label)
     lines += [f"![score against context length]({length_plot})", ""]
     lines += _by_numeric_key(runs, "depth", "depth (%)", lambda d: f"{d}%")
-    lines += ["## By config and length", ""]
+    lines += ["## By config and length: score (%)", ""]
     for config in configs:
         lines += [f"### {config}", ""]
         rows = []
@@ -256,7 +257,8 @@ def _task_average(run: Run) -> str:
     average = run.scores.get("task_average") or {}
     if average.get("score") is None:
         return MISSING
-    return f"{percent(average['score'])} ({average.get('n_configs', MISSING)} configs)"
+    count = average.get("n_configs", MISSING)
+    return f"{percent(average['score'])} ({count} config{'' if count == 1 else 's'})"
 
 
 def _score_and_stderr(entry: Mapping[str, Any]) -> str:
@@ -276,7 +278,7 @@ def _by_numeric_key(runs: Sequence[Run], column: str, title: str, label: Callabl
         return []
     ordered = sorted(keys, key=lambda k: (float(k), k) if _is_number(k) else (math.inf, k))
     rows = [[label(int(k)) if k.isdigit() else k, *(score_by(r, column, k) for r in runs)] for k in ordered]
-    return [f"## By {column}", ""] + markdown_table([title, *(r.label for r in runs)], rows)
+    return [f"## By {column}: score (%)", ""] + markdown_table([title, *(r.label for r in runs)], rows)
 
 
 def _is_number(text: str) -> bool:

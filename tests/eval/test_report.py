@@ -87,7 +87,8 @@ def report(two_runs: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Re
 
 def test_markdown_names_runs_scores_and_reasons(report: ReportFiles) -> None:
     text = report.markdown.read_text(encoding="utf-8")
-    assert "| score (mean over samples) | 93.3 ± 3.0 | 50.0 ± 3.0 |" in text
+    assert "| score (mean over samples ± standard error) | 93.3 ± 3.0 | 50.0 ± 3.0 |" in text
+    assert "## By config: score (%)\n\n| config | smollm2-135m | qwen2.5-0.5b |" in text
     assert "| mk_niah_basic | 90.0 (n=18) | 70.0 (n=18) |" in text
     assert "### smollm2-135m" in text and "### qwen2.5-0.5b" in text
     assert "- status: complete (46 of 48 samples answered; the other 2 failed and score 0); reportable\n" in text
@@ -256,7 +257,7 @@ def test_report_links_levels_plot_names_the_golden_run_and_shows_task_average(
     assert "| multi-key NIAH | 75.0 (n=8) |" in text
     assert "| hard | 40.0 (n=6) |" in text
     # the generic tables first, then RULERv2's section: its domain and level tables and the levels plot
-    order = ["## Overall", "## By config", "## By config and length", "## RULERv2",
+    order = ["## Overall: score (%)", "## By config: score (%)", "## By config and length", "## RULERv2",
              "### By domain", "### By level", "](levels.png)"]
     assert [text.index(heading) for heading in order] == sorted(text.index(heading) for heading in order)
     # mk_niah_basic by length: golden runs have one cell per config, at length 0.
