@@ -2,13 +2,16 @@
 
 :func:`write_report` reads each run directory's results and writes into one folder ``report.md``
 (run summaries and comparison tables, one column per run), ``score_vs_length.png`` (score against
-context length, one subplot per config) and ``heatmap_<config>.png`` (score by needle depth and
-context length) for every config whose cells carry a depth; then each benchmark of
-:data:`eval.benchmarks.BENCHMARKS`, in that order, draws its plots and adds its section for the
-runs that have it (RULERv2: scores by domain and level and ``levels.png``; NeedleBench: the
-paper's tables, ``atc_curve.png`` and the reasoning heatmaps per needle count; HaystackCraft: the
-F1 tables by strategy and context size and Figures 3 and 4; Sequential-NIAH: accuracy by group,
-the noise analysis of Table 5 and the judge's agreement).
+context length, one subplot per config whose samples have two lengths or more) and
+``heatmap_<config>.png`` (score by needle depth and context length) for every config whose cells
+carry a depth; then each benchmark of :data:`eval.benchmarks.BENCHMARKS`, in that order, draws its
+plots and adds its section for the runs that have it (RULERv2: scores by domain and level and
+``levels.png``; NeedleBench: the paper's tables, ``atc_curve.png`` and the reasoning heatmaps per
+needle count; HaystackCraft: the F1 tables by strategy and context size and Figures 3 and 4;
+Sequential-NIAH: accuracy by group, the noise analysis of Table 5 and the judge's agreement).
+
+A plot without data is never written: ``report.md`` says in one sentence why it is missing
+instead.
 
 Scores are fractions in [0, 1] in the results and percentages, 0-100 (one decimal; two in the
 papers' tables), everywhere in the report. Depths are in percent of the context (RULERv2: 10% bin
@@ -24,26 +27,35 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eval.benchmarks import BENCHMARKS
-from eval.report_plots import plot_depth_heatmap, plot_score_vs_length, png_bytes
+from eval.report_plots import (
+    has_data,
+    plot_depth_heatmap,
+    plot_score_vs_length,
+    png_bytes,
+)
 from eval.report_runs import (
+    LENGTH_COLUMNS,
     MISSING,
+    LengthSeries,
     Run,
-    cells_at,
     configs_of,
     depth_configs,
+    format_length,
     length_label,
-    lengths_of,
+    length_series,
     load_runs,
     markdown_table,
     percent,
-    pooled_score,
     score_by,
 )
 from needlework.atomic import atomic_write
 from needlework.errors import SpecError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 REPORT = "report.md"
 SCORE_VS_LENGTH = "score_vs_length.png"
@@ -59,6 +71,8 @@ class ReportFiles:
 
 def write_report(run_dirs: Sequence[Path], out_dir: Path) -> ReportFiles:
     """Write ``report.md`` and the PNG plots comparing the given runs into ``out_dir``.
+
+    A plot that would show no data is not written; ``report.md`` says why instead.
 
     Args:
         run_dirs: Run directories, each holding its results; columns and legends follow this order.
@@ -76,25 +90,39 @@ def write_report(run_dirs: Sequence[Path], out_dir: Path) -> ReportFiles:
     runs = load_runs(run_dirs)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    plots = [out_dir / SCORE_VS_LENGTH]
-    atomic_write(plots[0], png_bytes(plot_score_vs_length(runs)))
+    plots: list[Path] = []
+
+    def write_plot(name: str, draw: Callable[[], Figure]) -> bool:
+        figure = draw()
+        if not has_data(figure):
+            figure.clear()
+            return False
+        plots.append(out_dir / name)
+        atomic_write(plots[-1], png_bytes(figure))
+        return True
+
+    length_plot = None
+    drawn = [s for s in (length_series(runs, config) for config in configs_of(runs)) if s.plottable]
+    if drawn and write_plot(SCORE_VS_LENGTH, lambda: plot_score_vs_length(runs, drawn)):
+        length_plot = SCORE_VS_LENGTH
     heatmaps: dict[str, str] = {}
     for config in depth_configs(runs):
-        path = out_dir / heatmap_name(config)
-        atomic_write(path, png_bytes(plot_depth_heatmap(runs, config)))
-        heatmaps[config] = path.name
-        plots.append(path)
+        if write_plot(heatmap_name(config), lambda config=config: plot_depth_heatmap(runs, config)):
+            heatmaps[config] = heatmap_name(config)
     sections: list[str] = []
     for benchmark in BENCHMARKS:
-        drawn: dict[str, str] = {}
+        views: dict[str, str] = {}
+        empty: list[str] = []
         for view, name, draw in benchmark.plots(runs) if benchmark.plots else []:
-            plots.append(out_dir / name)
-            atomic_write(plots[-1], png_bytes(draw()))
-            drawn[view] = name
+            if write_plot(name, draw):
+                views[view] = name
+            else:
+                empty.append(name)
         if benchmark.section is not None:
-            sections += benchmark.section(runs, drawn)
+            sections += benchmark.section(runs, views)
+        sections += [line for name in empty for line in (f"No plot `{name}`: it would have no value to draw.", "")]
     markdown = out_dir / REPORT
-    atomic_write(markdown, render_markdown(runs, SCORE_VS_LENGTH, heatmaps, sections).encode("utf-8"))
+    atomic_write(markdown, render_markdown(runs, length_plot, heatmaps, sections).encode("utf-8"))
     return ReportFiles(markdown=markdown, plots=tuple(plots))
 
 
@@ -117,13 +145,13 @@ def short_revision(revision: str | None) -> str:
 # Markdown ----------------------------------------------------------------------------------------
 
 
-def render_markdown(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str, str],
+def render_markdown(runs: Sequence[Run], length_plot: str | None, heatmaps: Mapping[str, str],
                     sections: Sequence[str] = ()) -> str:
     """The text of ``report.md``.
 
     Args:
         runs: The loaded runs, one table column each.
-        length_plot: Relative path of the score-vs-length plot.
+        length_plot: Relative path of the score-vs-length plot; None when it was not drawn.
         heatmaps: Relative path of each config's depth heatmap, by config.
         sections: The benchmarks' own sections (in :data:`eval.benchmarks.BENCHMARKS` order), placed
             after the generic comparison tables.
@@ -218,10 +246,12 @@ def _seconds(value: object) -> str:
     return f"{float(value):,.2f} s" if isinstance(value, (int, float)) else MISSING
 
 
-def comparison_tables(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[str, str]) -> list[str]:
+def comparison_tables(runs: Sequence[Run], length_plot: str | None, heatmaps: Mapping[str, str]) -> list[str]:
     """Markdown lines of the tables that compare runs, scores in percent.
 
-    Overall (sample mean and task average), by config, by length and depth, and config x length.
+    Overall (sample mean and task average), by config, by length and depth, and config x length
+    (lengths from :func:`eval.report_runs.length_series`), with the plots drawn and a sentence for
+    each plot that was not.
     """
     labels = [r.label for r in runs]
     lines = ["## Overall: score (%)", ""]
@@ -239,18 +269,76 @@ def comparison_tables(runs: Sequence[Run], length_plot: str, heatmaps: Mapping[s
     lines += ["## By config: score (%)", ""]
     lines += markdown_table(["config", *labels], [[c, *(score_by(r, "config", c) for r in runs)] for c in configs])
     lines += _by_numeric_key(runs, "length", "length (tokens)", length_label)
-    lines += [f"![score against context length]({length_plot})", ""]
+    series = [length_series(runs, config) for config in configs]
+    if length_plot is not None:
+        lines += [f"![score against context length]({length_plot})", ""]
+    lines += length_plot_note(series, drawn=length_plot is not None)
     lines += _by_numeric_key(runs, "depth", "depth (%)", lambda d: f"{d}%")
     lines += ["## By config and length: score (%)", ""]
-    for config in configs:
+    with_depth = {c["config"] for r in runs for c in r.cells if c.get("depth") is not None}
+    for config_series in series:
+        config = config_series.config
         lines += [f"### {config}", ""]
-        rows = []
-        for length in lengths_of(runs, config):
-            rows.append([length_label(length), *(_pooled_cell(cells_at(r.cells, config, length)) for r in runs)])
-        lines += markdown_table(["length", *labels], rows) if rows else ["No cells for this config.", ""]
+        lines += _length_table(config_series, labels)
         if config in heatmaps:
             lines += [f"![{config}: score by depth and length]({heatmaps[config]})", ""]
+        elif config in with_depth:
+            lines += ["No depth heatmap: no cell of this config with a needle depth has a length and a score.", ""]
     return lines
+
+
+def _length_table(series: LengthSeries, labels: Sequence[str]) -> list[str]:
+    if series.column is None:
+        return [f"The rows of this config carry no length column ({_or([c.noun for c in LENGTH_COLUMNS])}).", ""]
+    rows = []
+    for length in series.lengths:
+        cells = [by_length.get(length) for by_length in series.scores]
+        rows.append([format_length(length), *(MISSING if c is None else f"{percent(c[0])} (n={c[1]})" for c in cells)])
+    return markdown_table([series.column.title, *labels], rows)
+
+
+def length_plot_note(series: Sequence[LengthSeries], *, drawn: bool) -> list[str]:
+    """Why configs are not in the score-vs-length plot, or why there is no such plot: one sentence.
+
+    Args:
+        series: Every config's lengths (:func:`eval.report_runs.length_series`), in report order.
+        drawn: Whether the plot was written.
+
+    Returns:
+        The sentence and a blank line; nothing when the plot was drawn with every config.
+    """
+    flat: dict[str, list[str]] = {}
+    for config_series in series:
+        if not config_series.plottable:
+            flat.setdefault(_why_flat(config_series), []).append(config_series.config)
+    if drawn and not flat:
+        return []
+    every = len(series)
+    clauses = [reason.replace("{subject}", "these runs" if len(group) == every else _and(group))
+               for reason, group in flat.items()] or ["no config has a score to draw"]
+    head = "Left out of the score-vs-length plot" if drawn else "No score-vs-length plot"
+    return [f"{head}: {'; '.join(clauses)}.", ""]
+
+
+def _why_flat(series: LengthSeries) -> str:
+    """Why a config has no score-vs-length line, with ``{subject}`` where its configs are named."""
+    if series.column is None:
+        return "the rows of {subject} carry no length column (" + _or([c.noun for c in LENGTH_COLUMNS]) + ")"
+    noun = series.column.noun
+    if not series.drawn:
+        return f"every sample of {{subject}} has {noun} 0 (no haystack)"
+    (length,) = series.drawn
+    shown = f"{length:,} tokens" if isinstance(length, int) else length
+    besides = f" besides {noun} 0 (no haystack)" if 0 in series.lengths else ""
+    return f"every sample of {{subject}} has the same {noun} ({shown}){besides}"
+
+
+def _and(names: Sequence[str], conjunction: str = "and") -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
+
+
+def _or(names: Sequence[str]) -> str:
+    return _and(names, "or")
 
 
 def _task_average(run: Run) -> str:
@@ -267,17 +355,15 @@ def _score_and_stderr(entry: Mapping[str, Any]) -> str:
     return percent(entry.get("score")) + suffix if entry.get("score") is not None else MISSING
 
 
-def _pooled_cell(cells: list[Mapping[str, Any]]) -> str:
-    score, n = pooled_score(cells)
-    return MISSING if score is None else f"{percent(score)} (n={n})"
-
-
 def _by_numeric_key(runs: Sequence[Run], column: str, title: str, label: Callable[[int], str]) -> list[str]:
     keys = {k for r in runs for k in (r.scores.get("by") or {}).get(column, {})}
     if not keys:
         return []
     ordered = sorted(keys, key=lambda k: (float(k), k) if _is_number(k) else (math.inf, k))
-    rows = [[label(int(k)) if k.isdigit() else k, *(score_by(r, column, k) for r in runs)] for k in ordered]
+    shown = [label(int(k)) if k.isdigit() else k for k in ordered]
+    # 4,000 and 4,096 tokens are both "4K": where short labels collide, the exact numbers tell them apart.
+    shown = [f"{int(k):,}" if k.isdigit() and shown.count(s) > 1 else s for k, s in zip(ordered, shown)]
+    rows = [[s, *(score_by(r, column, k) for r in runs)] for k, s in zip(ordered, shown)]
     return [f"## By {column}: score (%)", ""] + markdown_table([title, *(r.label for r in runs)], rows)
 
 

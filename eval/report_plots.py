@@ -1,9 +1,11 @@
-"""The report's generic PNG figures: score against length and needle-depth heatmaps.
+"""The report's generic PNG figures, and the rules every figure of a report follows.
 
-Every function returns a matplotlib ``Figure`` (imported lazily: matplotlib is only needed for
-reports) and :func:`png_bytes` renders it without software metadata, so the bytes depend only on
-the inputs. Scores are drawn as percentages; lengths (tokens) on a log2 axis. The benchmarks'
-own figures (:mod:`eval.benchmarks`) draw with the same helpers.
+Every drawing function returns a matplotlib ``Figure`` (imported lazily: matplotlib is only needed
+for reports) and :func:`png_bytes` renders it without software metadata, so the bytes depend only
+on the inputs. Scores are drawn as percentages; lengths in tokens on a log2 axis, length buckets as
+categories. The benchmarks' own figures (:mod:`eval.benchmarks`) draw with the same helpers. Before
+a figure is written, the report checks it with :func:`has_data` (a figure without data is not
+written).
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from eval.report_runs import Run, cells_at, configs_of, length_label, lengths_of, pooled_score
+from eval.report_runs import (
+    LengthSeries,
+    Run,
+    cells_at,
+    format_length,
+    length_label,
+    pooled_score,
+)
+from needlework.errors import SpecError
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -23,28 +33,38 @@ COLORMAP = "RdYlGn"
 PNG_METADATA = {"Software": None}
 
 
-def plot_score_vs_length(runs: Sequence[Run]) -> Figure:
-    """Score (%) against context length (log2 axis), one subplot per config, one line per run.
+def plot_score_vs_length(runs: Sequence[Run], series: Sequence[LengthSeries]) -> Figure:
+    """Score (%) against context length, one subplot per config, one line per run.
+
+    Token lengths are on a log2 axis; length buckets are categories in ascending order. Length 0
+    (no haystack) is not drawn.
 
     Args:
         runs: The loaded runs; each becomes a line with its label in the legend.
+        series: The configs to draw (:func:`eval.report_runs.length_series` of ``runs``), each
+            :attr:`~eval.report_runs.LengthSeries.plottable`.
 
     Returns:
         The figure, not yet saved.
+
+    Raises:
+        SpecError: No series was given, or one has fewer than two lengths to draw.
     """
     from matplotlib.figure import Figure
 
-    configs = configs_of(runs) or ["(no configs)"]
-    ncols = min(3, len(configs))
-    nrows = math.ceil(len(configs) / ncols)
+    flat = [s.config for s in series if not s.plottable]
+    if not series or flat:
+        raise SpecError(f"a score-vs-length plot needs configs with two lengths or more; "
+                        f"got {', '.join(flat) if flat else 'none'}")
+    ncols = min(3, len(series))
+    nrows = math.ceil(len(series) / ncols)
     fig = Figure(figsize=(4.6 * ncols, 3.4 * nrows + 0.5), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
     for index, ax in enumerate(axes.flat):
-        if index >= len(configs):
+        if index >= len(series):
             ax.set_axis_off()
             continue
-        _draw_length_lines(ax, runs, configs[index])
-        ax.set_xlabel("context length (tokens)")
+        _draw_length_lines(ax, runs, series[index])
         if index % ncols == 0:
             ax.set_ylabel("score (%)")
     handles, labels = axes.flat[0].get_legend_handles_labels()
@@ -54,22 +74,23 @@ def plot_score_vs_length(runs: Sequence[Run]) -> Figure:
     return fig
 
 
-def _draw_length_lines(ax: Axes, runs: Sequence[Run], config: str) -> None:
-    lengths = [n for n in lengths_of(runs, config) if n > 0]  # 0 is the golden context: no haystack
-    for index, run in enumerate(runs):
-        points = []
-        for length in lengths:
-            score, _ = pooled_score(cells_at(run.cells, config, length))
-            if score is not None:
-                points.append((length, 100 * score))
+def _draw_length_lines(ax: Axes, runs: Sequence[Run], series: LengthSeries) -> None:
+    lengths = series.drawn
+    positions = lengths if series.numeric else range(len(lengths))
+    for index, (run, scores) in enumerate(zip(runs, series.scores)):
+        points = [(x, 100 * scores[length][0]) for x, length in zip(positions, lengths) if length in scores]
         # Every run keeps its colour and legend entry even where it has no point in this config.
         xs, ys = zip(*points) if points else ((), ())
         ax.plot(xs, ys, marker="o", label=run.label, color=f"C{index % 10}")
-    ax.set_title(config)
+    ax.set_title(series.config)
     ax.set_ylim(-3, 103)
     ax.grid(True, alpha=0.3)
-    if lengths:
-        log2_length_axis(ax, lengths)
+    ax.set_xlabel(series.column.title if series.column else "context length")
+    if series.numeric:
+        log2_length_axis(ax, [int(length) for length in lengths])
+    else:
+        ax.set_xticks(range(len(lengths)), [format_length(length) for length in lengths])
+        ax.set_xlim(-0.5, len(lengths) - 0.5)
 
 
 def log2_length_axis(ax: Axes, lengths: Sequence[int]) -> None:
@@ -140,6 +161,40 @@ def _draw_heatmap(ax: Axes, cells: list[Mapping[str, Any]], lengths: list[int], 
     ax.set_xticks(range(len(lengths)), [length_label(n) for n in lengths], rotation=45 if len(lengths) > 6 else 0)
     ax.set_yticks(range(len(depths)), [f"{d:g}" for d in depths])
     return image
+
+
+# Rules for every figure of a report -----------------------------------------------------------------
+
+
+def has_data(fig: Figure) -> bool:
+    """Whether any axes of the figure shows a value.
+
+    A value is a line point in data coordinates (reference lines such as ``axhline`` do not count),
+    a bar or other patch, a heatmap cell that is not masked, or a point of a collection (scatter).
+    """
+    import numpy as np
+
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            if line.get_transform() is ax.transData and _finite_points(line.get_xdata(), line.get_ydata()):
+                return True
+        if ax.patches:
+            return True
+        if any(np.ma.count(image.get_array()) for image in ax.get_images() if image.get_array() is not None):
+            return True
+        if any(len(collection.get_offsets()) for collection in ax.collections):
+            return True
+    return False
+
+
+def _finite_points(xs: Any, ys: Any) -> bool:
+    import numpy as np
+
+    try:
+        x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    except (TypeError, ValueError):  # categorical data: the points are there
+        return len(xs) > 0
+    return bool(x.size and y.size and np.isfinite(x).any() and np.isfinite(y).any())
 
 
 def png_bytes(fig: Figure) -> bytes:

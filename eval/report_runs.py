@@ -2,11 +2,13 @@
 Markdown helpers that the generic report and the benchmarks' sections share.
 
 Scores are fractions in [0, 1]; lengths are in tokens; depths are in percent (RULERv2: 10% bin lower
-edges; NeedleBench: the requested depth).
+edges; NeedleBench: the requested depth). A config's context lengths come from the first of
+:data:`LENGTH_COLUMNS` that its samples carry (:func:`length_series`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,12 +120,6 @@ def configs_of(runs: Sequence[Run]) -> list[str]:
     return ordered + sorted(seen - set(ordered))
 
 
-def lengths_of(runs: Sequence[Run], config: str | None = None) -> list[int]:
-    """The context lengths (tokens) in the runs' cells, ascending, optionally for one config."""
-    cells = (c for r in runs for c in r.cells if config in (None, c["config"]) and c["length"] is not None)
-    return sorted({int(c["length"]) for c in cells})
-
-
 def cells_at(cells: Iterable[Mapping[str, Any]], config: str | None, length: int) -> list[Mapping[str, Any]]:
     """The cells at one context length (tokens), of one config or of any (``None``)."""
     return [
@@ -132,17 +128,130 @@ def cells_at(cells: Iterable[Mapping[str, Any]], config: str | None, length: int
 
 
 def depth_configs(runs: Sequence[Run]) -> list[str]:
-    """The configs that have at least one cell with a needle depth, in :func:`configs_of` order."""
-    with_depth = {c["config"] for r in runs for c in r.cells if c.get("depth") is not None}
-    return [c for c in configs_of(runs) if c in with_depth]
+    """The configs with at least one scored cell that has both a needle depth and a length (a heatmap
+    cell), in :func:`configs_of` order."""
+    drawable = {c["config"] for r in runs for c in r.cells
+                if c.get("depth") is not None and c["length"] is not None and c.get("score") is not None}
+    return [c for c in configs_of(runs) if c in drawable]
 
 
 def length_label(tokens: int) -> str:
-    """A context length for tick labels: 4096 -> ``4K``, 131072 -> ``128K``, 8000 -> ``8K``."""
-    for unit, suffix in ((1024 * 1024, "M"), (1_000_000, "M"), (1024, "K"), (1000, "K")):
+    """A context length for tick labels: 4096 -> ``4K``, 131072 -> ``128K``, 8000 -> ``8K``, 128000 -> ``128K``.
+
+    Decimal units come first, so that a decimal size that is also a multiple of 1,024 (128,000 =
+    125 x 1,024) reads as it was asked for.
+    """
+    for unit, suffix in ((1_000_000, "M"), (1000, "K"), (1024 * 1024, "M"), (1024, "K")):
         if tokens >= unit and tokens % unit == 0:
             return f"{tokens // unit}{suffix}"
     return str(tokens)
+
+
+# Context lengths ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LengthColumn:
+    """A metadata column that gives a sample's context length.
+
+    Attributes:
+        name: The column (a key of the samples' metadata and of ``scores.by_config[config]``).
+        title: Table heading and axis label.
+        noun: What one value is called in a sentence.
+    """
+
+    name: str
+    title: str
+    noun: str
+
+
+LENGTH_COLUMNS: tuple[LengthColumn, ...] = (
+    LengthColumn("length", "context length (tokens)", "length"),
+    LengthColumn("size", "context size (tokens)", "context size"),
+    LengthColumn("length_bucket", "length bucket (tokens)", "length bucket"),
+)
+"""Where a config's lengths are looked for, in this order: ``length`` (the rows' target tokens: RULERv2,
+NeedleBench; read from the score cells), ``size`` (HaystackCraft's haystack size in tokens, 0 = the
+needles alone) and ``length_bucket`` (Sequential-NIAH's bucket names such as ``8k-16k``)."""
+
+Length = int | str
+"""A context length: tokens, or a bucket name."""
+
+
+@dataclass(frozen=True)
+class LengthSeries:
+    """One config's scores by context length, in every run of a report.
+
+    Attributes:
+        config: The config.
+        column: Where the lengths come from; None when the config's samples carry no length.
+        lengths: Every length with a score in some run, ascending (tokens, or bucket names).
+        scores: Per run, in report order: ``{length: (score in [0, 1], n)}``.
+    """
+
+    config: str
+    column: LengthColumn | None
+    lengths: tuple[Length, ...]
+    scores: tuple[Mapping[Length, tuple[float, int]], ...]
+
+    @property
+    def numeric(self) -> bool:
+        """Whether the lengths are token counts (a log axis) rather than bucket names (categories)."""
+        return all(isinstance(length, int) for length in self.lengths)
+
+    @property
+    def drawn(self) -> tuple[Length, ...]:
+        """The lengths a plot draws: all but 0 (no haystack: the golden context, or the needles alone)."""
+        return tuple(length for length in self.lengths if length != 0)
+
+    @property
+    def plottable(self) -> bool:
+        """Whether score against length has a shape: at least two lengths to draw."""
+        return len(self.drawn) >= 2
+
+
+def length_series(runs: Sequence[Run], config: str) -> LengthSeries:
+    """A config's scores by context length in each run, from the first of :data:`LENGTH_COLUMNS` it has.
+
+    ``length`` pools the config's score cells over depths; the other columns are read from
+    ``scores.by_config``.
+    """
+    for column in LENGTH_COLUMNS:
+        scores = tuple(_scores_by_length(run, config, column.name) for run in runs)
+        if any(scores):
+            lengths = sorted({length for by_length in scores for length in by_length}, key=_length_order)
+            return LengthSeries(config, column, tuple(lengths), scores)
+    return LengthSeries(config, None, (), tuple({} for _ in runs))
+
+
+def _scores_by_length(run: Run, config: str, column: str) -> dict[Length, tuple[float, int]]:
+    if column == "length":  # from the cells: results written before by_config existed have them too
+        lengths = {int(c["length"]) for c in run.cells if c["config"] == config and c["length"] is not None}
+        pooled = {length: pooled_score(cells_at(run.cells, config, length)) for length in lengths}
+        return {length: (score, n) for length, (score, n) in pooled.items() if score is not None}
+    by_value = ((run.scores.get("by_config") or {}).get(config) or {}).get(column) or {}
+    return {_length_value(value): (float(entry["score"]), int(entry.get("n") or 0))
+            for value, entry in by_value.items() if entry.get("score") is not None}
+
+
+def _length_value(value: str) -> Length:
+    return int(value) if value.isdigit() else value
+
+
+def _length_order(length: Length) -> tuple[float, str]:
+    """Tokens numerically; a bucket name by the number it starts with (``4k-7k`` before ``16k-32k``)."""
+    if isinstance(length, int):
+        return (float(length), "")
+    match = re.match(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)", length)
+    if match is None:
+        return (float("inf"), length)
+    scale = {"": 1, "k": 1000, "m": 1_000_000}[match.group(2).lower()]
+    return (float(match.group(1)) * scale, length)
+
+
+def format_length(length: Length) -> str:
+    """A length for tables and ticks: tokens as :func:`length_label`, a bucket name as it is."""
+    return length_label(length) if isinstance(length, int) else length
 
 
 # Markdown ----------------------------------------------------------------------------------------

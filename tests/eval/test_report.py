@@ -154,8 +154,8 @@ def test_bad_results_name_the_file_and_problem(tmp_path: Path, content: str, pro
 
 def test_formatting() -> None:
     assert [percent(0.9333), percent(1.0), percent(None)] == ["93.3", "100.0", "—"]
-    lengths = (4096, 131072, 8000, 1048576, 3000, 1500)
-    assert [length_label(n) for n in lengths] == ["4K", "128K", "8K", "1M", "3K", "1500"]
+    lengths = (4096, 131072, 8000, 1048576, 3000, 1500, 128000, 256000)
+    assert [length_label(n) for n in lengths] == ["4K", "128K", "8K", "1M", "3K", "1500", "128K", "256K"]
 
 
 def test_uneven_runs_still_render(tmp_path: Path) -> None:
@@ -171,6 +171,9 @@ def test_uneven_runs_still_render(tmp_path: Path) -> None:
     assert "| mk_niah_basic | 90.0 (n=18) | — |" in text
     assert "| 4K | 95.3 (n=6) | — |" in text
     assert [p.name for p in files.plots] == ["score_vs_length.png", "heatmap_mk_niah_basic.png", "levels.png"]
+    # mv_niah_basic has three lengths over the two runs; mk_niah_basic one, so it has no line to draw.
+    assert ("Left out of the score-vs-length plot: every sample of mk_niah_basic has the same length "
+            "(4,096 tokens).") in text
 
 
 # --- RULERv2 levels and golden-context pairing ----------------------------------------------------
@@ -284,9 +287,10 @@ def test_each_registered_benchmark_draws_its_plots_and_adds_its_section(two_runs
     from eval.benchmark import Benchmark
     from eval.benchmarks import BENCHMARKS
     from eval.report_plots import plot_score_vs_length
+    from eval.report_runs import length_series
 
     def plots(runs):
-        return [("curve", "toy_curve.png", lambda: plot_score_vs_length(runs))]
+        return [("curve", "toy_curve.png", lambda: plot_score_vs_length(runs, [length_series(runs, "mk_niah_basic")]))]
 
     def section(runs, drawn):
         return ["## Toy", "", f"{len(runs)} runs, plots {drawn}", ""]
