@@ -11,7 +11,7 @@ needle count; HaystackCraft: the F1 tables by strategy and context size and Figu
 Sequential-NIAH: accuracy by group, the noise analysis of Table 5 and the judge's agreement).
 
 A plot without data is never written: ``report.md`` says in one sentence why it is missing
-instead.
+instead. Every bar of a bar chart is labelled with its value (:func:`eval.report_plots.label_bars`).
 
 Scores are fractions in [0, 1] in the results and percentages, 0-100 (one decimal; two in the
 papers' tables), everywhere in the report. Depths are in percent of the context (RULERv2: 10% bin
@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from eval.benchmarks import BENCHMARKS
 from eval.report_plots import (
     has_data,
+    label_bars,
     plot_depth_heatmap,
     plot_score_vs_length,
     png_bytes,
@@ -98,7 +99,7 @@ def write_report(run_dirs: Sequence[Path], out_dir: Path) -> ReportFiles:
             figure.clear()
             return False
         plots.append(out_dir / name)
-        atomic_write(plots[-1], png_bytes(figure))
+        atomic_write(plots[-1], png_bytes(label_bars(figure)))
         return True
 
     length_plot = None

@@ -5,7 +5,7 @@ for reports) and :func:`png_bytes` renders it without software metadata, so the 
 on the inputs. Scores are drawn as percentages; lengths in tokens on a log2 axis, length buckets as
 categories. The benchmarks' own figures (:mod:`eval.benchmarks`) draw with the same helpers. Before
 a figure is written, the report checks it with :func:`has_data` (a figure without data is not
-written).
+written) and labels its bars with :func:`label_bars`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 
 COLORMAP = "RdYlGn"
 PNG_METADATA = {"Software": None}
+ZERO_BAR_LINEWIDTH = 2.5
+"""Points: the outline that keeps a bar of height 0 visible on the x axis."""
+BAR_LABEL_POINTS = 24
+"""Points: bars narrower than a label such as ``100.0`` (about 20 points wide) and a gap get their labels upright."""
 
 
 def plot_score_vs_length(runs: Sequence[Run], series: Sequence[LengthSeries]) -> Figure:
@@ -195,6 +199,52 @@ def _finite_points(xs: Any, ys: Any) -> bool:
     except (TypeError, ValueError):  # categorical data: the points are there
         return len(xs) > 0
     return bool(x.size and y.size and np.isfinite(x).any() and np.isfinite(y).any())
+
+
+def label_bars(fig: Figure) -> Figure:
+    """Label every bar of the figure with its value and keep bars of height 0 visible.
+
+    Each bar gets its height as a label above it (one decimal, the report's precision for
+    percentages), turned upright where the bars are too narrow for it to fit across; a bar of
+    height 0 is outlined in its own colour along the x axis. The y axis grows at the top when the
+    labels would not fit under it.
+
+    Args:
+        fig: A drawn figure; its bar charts are changed in place.
+
+    Returns:
+        The same figure.
+    """
+    from matplotlib.container import BarContainer
+
+    fig.draw_without_rendering()  # lay the figure out, so that bar widths are known
+    for ax in fig.axes:
+        bars = [bar for container in ax.containers if isinstance(container, BarContainer) for bar in container]
+        if not bars:
+            continue
+        upright = _bar_width_points(ax, min(bar.get_width() for bar in bars)) < BAR_LABEL_POINTS
+        for container in ax.containers:
+            if isinstance(container, BarContainer):
+                ax.bar_label(container, labels=[f"{bar.get_height():.1f}" for bar in container], padding=2,
+                             fontsize=7, rotation=90 if upright else 0)
+        for bar in bars:
+            if bar.get_height() == 0:
+                bar.set_edgecolor(bar.get_facecolor())
+                bar.set_linewidth(ZERO_BAR_LINEWIDTH)
+                bar.set_clip_on(False)  # drawn over the axis line, not cut in half by it
+                bar.set_zorder(3)
+        bottom, top = ax.get_ylim()
+        room = (0.16 if upright else 0.08) * (top - bottom)
+        highest = max(bar.get_height() for bar in bars)
+        if highest > top - room:
+            ax.set_ylim(bottom, highest + room)
+    return fig
+
+
+def _bar_width_points(ax: Axes, width: float) -> float:
+    """How wide, in points, a bar of ``width`` data units is drawn (once the figure's layout is done)."""
+    (left, _), (right, _) = ax.transData.transform([(0.0, 0.0), (width, 0.0)])
+    return abs(right - left) * 72 / ax.get_figure().dpi
 
 
 def png_bytes(fig: Figure) -> bytes:
