@@ -4,7 +4,9 @@ Python's default SIGTERM handler ends the process at once, so a build stopped by
 scheduler or ``docker stop`` would skip the clean-up of :func:`needlework.atomic.atomic_folder` and
 leave its hidden ``.partial`` folder behind. While :func:`signals_unwind` is active, both signals
 raise :class:`Interrupted` instead; :func:`deferred_signals` holds them back during the short steps
-that must not be cut in half (a swap of two renames, the removal of a temporary folder).
+that must not be cut in half (a swap of two renames, the removal of a temporary folder), and
+:func:`blocked_signals` with :func:`restore_default_signals` start worker processes that die
+quietly when their pool stops them.
 """
 
 from __future__ import annotations
@@ -88,12 +90,35 @@ def deferred_signals() -> Iterator[None]:
             raise Interrupted(pending[0])
 
 
+@contextlib.contextmanager
+def blocked_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM held pending by the kernel in this thread while worker processes start.
+
+    A child forked under :func:`signals_unwind` inherits its Python-level handler, and a signal that
+    reaches the child before the interpreter has finished forking is dropped, so a pool stopped right
+    after it started could wait forever for that worker. Children started in this block inherit the
+    blocked mask; :func:`restore_default_signals`, their initializer, sets their handlers and then
+    lets pending signals in. Signals to this process are delivered when the block ends.
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks, and no fork either
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, UNWINDING_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def restore_default_signals() -> None:
-    """Signal handling for a worker process forked from a command under :func:`signals_unwind`.
+    """Signal handling for a worker process started under :func:`blocked_signals`.
 
     A ``multiprocessing`` pool initializer: SIGTERM (how the parent's pool stops its workers) ends
-    the worker quietly again, and SIGINT (a Ctrl-C reaches the whole process group) is left to the
-    parent, which stops the pool.
+    the worker quietly, as by default, and SIGINT (a Ctrl-C reaches the whole process group) is left
+    to the parent, which stops the pool. Signals that arrived while the worker started are then
+    delivered.
     """
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, UNWINDING_SIGNALS)

@@ -38,7 +38,7 @@ from tqdm import tqdm
 
 from builders.sources.corpus_read import CorpusRead, corpus_table, links_from_arrays, normalize_title
 from needlework.errors import InputError, SpecError
-from needlework.interrupts import restore_default_signals
+from needlework.interrupts import blocked_signals, restore_default_signals
 
 SOURCE = "wikipedia"
 CHUNK_PAGES = 8
@@ -377,7 +377,8 @@ def _pool(workers: int) -> AbstractContextManager[Any]:
     # The platform's default start method; with spawn or forkserver the caller's main module
     # needs the usual `if __name__ == "__main__":` guard, as for any multiprocessing code.
     # Workers leave SIGINT to the parent and die quietly on the SIGTERM that stops the pool.
-    return multiprocessing.get_context().Pool(workers, initializer=restore_default_signals)
+    with blocked_signals():
+        return multiprocessing.get_context().Pool(workers, initializer=restore_default_signals)
 
 
 def _parse_chunks(

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import bz2
+import os
 import re
 import signal
+import subprocess
+import sys
+import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -160,6 +164,33 @@ def test_pool_workers_leave_signals_to_the_parent():
     with signals_unwind(), _pool(2) as pool:
         handlers = pool.apply(signal.getsignal, (signal.SIGTERM,)), pool.apply(signal.getsignal, (signal.SIGINT,))
     assert handlers == (signal.SIG_DFL, signal.SIG_IGN)
+
+
+STOP_A_STARTING_POOL = textwrap.dedent(
+    """
+    import os, time
+    from builders.sources.wikipedia import _pool
+    from needlework.interrupts import signals_unwind
+
+    os.register_at_fork(after_in_child=lambda: time.sleep(0.5))  # a worker slow to start, as under load
+    with signals_unwind():
+        _pool(2).terminate()
+    print("stopped", flush=True)
+    """
+)
+
+
+def test_a_pool_stopped_while_its_workers_start_does_not_hang():
+    # The SIGTERM that stops a worker must not be lost while the worker is still being forked.
+    child = subprocess.Popen([sys.executable, "-c", STOP_A_STARTING_POOL], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    try:
+        out, err = child.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)  # the script and its stuck workers
+        child.communicate()
+        pytest.fail("stopping a pool whose workers were starting hung")
+    assert (child.returncode, out) == (0, "stopped\n"), err
 
 
 def test_xml_and_bz2_give_identical_tables(read, xml_copy):
