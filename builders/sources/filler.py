@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from builders.hashing import file_sha256, folder_sha256
-from builders.sources.records import TABLE_SUFFIXES, read_records, require_field
+from builders.sources.records import TABLE_SUFFIXES, read_records, record_error, require_field
 from needlework.errors import InputError
 from generators.world.articles import render_article
 from generators.world.lexicon_en import LEXICON as EN_LEXICON
@@ -106,7 +106,7 @@ def _read_file(path: Path, field: str) -> list[str]:
         for index, record in enumerate(records):
             value = require_field(record, field, str(path), index)
             if not isinstance(value, str):
-                raise InputError(str(path), index, field, f"expected text, got {type(value).__name__}")
+                raise record_error(str(path), index, field, f"expected text, got {type(value).__name__}")
             texts.append(value)
         return texts
     try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builders.sources.records import read_records, require_field
+from builders.sources.records import read_records, record_error, require_field
 from needlework.errors import InputError
 from generators.rulerv2.pools import Document, DocQaPool, DocQuestion
 
@@ -163,7 +163,7 @@ def hotpot_pool_from_records(
 
 def _parse(raw: Mapping[str, Any], source: str, index: int) -> _Record:
     if not isinstance(raw, Mapping):
-        raise InputError(source, index, None, f"expected an object, got {type(raw).__name__}")
+        raise record_error(source, index, None, f"expected an object, got {type(raw).__name__}")
     qid, question, answer = (_text(raw, name, source, index) for name in ("_id", "question", "answer"))
     support = tuple(title for title, _ in _pairs(raw, "supporting_facts", int, source, index))
     context = tuple(
@@ -176,32 +176,32 @@ def _parse(raw: Mapping[str, Any], source: str, index: int) -> _Record:
 def _text(record: Mapping[str, Any], name: str, source: str, index: int) -> str:
     value = require_field(record, name, source, index)
     if not isinstance(value, str) or not value.strip():
-        raise InputError(source, index, name, f"expected a non-empty string, got {value!r}")
+        raise record_error(source, index, name, f"expected a non-empty string, got {value!r}")
     return value.strip()
 
 
 def _pairs(record: Mapping[str, Any], name: str, second: type, source: str, index: int) -> list[tuple[str, Any]]:
     value = require_field(record, name, source, index)
     if not isinstance(value, list) or not value:
-        raise InputError(source, index, name, f"expected a non-empty list, got {type(value).__name__}")
+        raise record_error(source, index, name, f"expected a non-empty list, got {type(value).__name__}")
     for position, pair in enumerate(value):
         ok = isinstance(pair, (list, tuple)) and len(pair) == 2 and isinstance(pair[0], str)
         if not ok or not isinstance(pair[1], second) or isinstance(pair[1], bool):
-            raise InputError(source, index, f"{name}[{position}]", f"expected [title, {second.__name__}], got {pair!r}")
+            raise record_error(source, index, f"{name}[{position}]", f"expected [title, {second.__name__}], got {pair!r}")
     return [(title, item) for title, item in value]
 
 
 def _sentences(sentences: list[Any], source: str, index: int, position: int) -> list[str]:
     if not all(isinstance(sentence, str) for sentence in sentences):
-        raise InputError(source, index, f"context[{position}]", "expected a list of sentence strings")
+        raise record_error(source, index, f"context[{position}]", "expected a list of sentence strings")
     return sentences
 
 
 def _columns(row: Mapping[str, Any], name: str, keys: tuple[str, str], source: str, index: int) -> tuple[list, list]:
     value = require_field(row, name, source, index)
     if not isinstance(value, Mapping) or not all(isinstance(value.get(key), list) for key in keys):
-        raise InputError(source, index, name, f"expected {{{keys[0]}: [...], {keys[1]}: [...]}}, got {value!r:.80}")
+        raise record_error(source, index, name, f"expected {{{keys[0]}: [...], {keys[1]}: [...]}}, got {value!r:.80}")
     first, second = (value[key] for key in keys)
     if len(first) != len(second):
-        raise InputError(source, index, name, f"{keys[0]} has {len(first)} items but {keys[1]} has {len(second)}")
+        raise record_error(source, index, name, f"{keys[0]} has {len(first)} items but {keys[1]} has {len(second)}")
     return first, second

@@ -32,7 +32,7 @@ from typing import Any
 
 from builders.hashing import file_sha256, folder_sha256
 from builders.sources.filler import HUB, TEXT_SUFFIX, WORLD_FILLER, read_filler
-from builders.sources.records import TABLE_SUFFIXES, read_records, require_field
+from builders.sources.records import TABLE_SUFFIXES, read_records, record_error, require_field
 from needlework.errors import InputError
 from generators.sequential_niah.spec import LANGS
 from generators.sequential_niah.texts import SourceText
@@ -91,8 +91,8 @@ def read_long_texts(source: str, lang: str | None = None, *, field: str = "text"
     seen: dict[str, int] = {}
     for index, doc in enumerate(read.documents):
         if doc.text_id in seen:
-            raise InputError(source, index, id_field or "id",
-                             f"duplicate text id {doc.text_id!r} (also document {seen[doc.text_id]})")
+            raise record_error(source, index, id_field or "id",
+                             f"duplicate text id {doc.text_id!r} (also document {seen[doc.text_id] + 1})")
         seen[doc.text_id] = index
     return read
 
@@ -148,10 +148,10 @@ def _file(path: Path, name: str, folder_source: str, lang: str | None, field: st
     for index, record in enumerate(read_records(path, TABLE_SUFFIXES)):
         text = require_field(record, field, str(path), index)
         if not isinstance(text, str):
-            raise InputError(str(path), index, field, f"expected text, got {type(text).__name__}")
+            raise record_error(str(path), index, field, f"expected text, got {type(text).__name__}")
         doc_lang = _record_lang(record, str(path), index) or tagged or lang
         if doc_lang is None:
-            raise InputError(str(path), index, LANG_FIELD,
+            raise record_error(str(path), index, LANG_FIELD,
                              "no language: add a lang field, name the file with _en/_zh or pass lang")
         if lang is not None and doc_lang != lang:
             continue
@@ -169,7 +169,7 @@ def _record_id(record: dict[str, Any], name: str, index: int, file: str, id_fiel
         if value is None:
             return f"{name}/{index:06d}"
     if isinstance(value, bool) or not isinstance(value, (str, int)) or value == "":
-        raise InputError(file, index, id_field or "id", f"expected a non-empty string or integer id, got {value!r}")
+        raise record_error(file, index, id_field or "id", f"expected a non-empty string or integer id, got {value!r}")
     return str(value)
 
 
@@ -178,7 +178,7 @@ def _record_lang(record: dict[str, Any], file: str, index: int) -> str | None:
     if value is None:
         return None
     if value not in LANGS:
-        raise InputError(file, index, LANG_FIELD, f"unknown language {value!r}; valid: {', '.join(LANGS)}")
+        raise record_error(file, index, LANG_FIELD, f"unknown language {value!r}; valid: {', '.join(LANGS)}")
     return str(value)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from builders.sources.records import TABLE_SUFFIXES, csv_rows, read_records, require_field
+from builders.sources.records import TABLE_SUFFIXES, csv_rows, read_records, record_error, require_field
 from needlework.errors import InputError
 from generators.rulerv2.pools import LETTERS, Mcq, McqPool
 
@@ -128,7 +128,7 @@ def read_mcq_table(path: Path) -> McqPool:
     for index, record in enumerate(read_records(path, TABLE_SUFFIXES)):
         split = record.get("split") or "test"
         if split not in SPLITS:
-            raise InputError(str(path), index, "split", f"expected one of {', '.join(SPLITS)}, got {split!r}")
+            raise record_error(str(path), index, "split", f"expected one of {', '.join(SPLITS)}, got {split!r}")
         subject = record.get("subject") or ""
         choices = _table_choices(record, str(path), index)
         mcq = _mcq(f"{path.stem}/{index:05d}", require_field(record, "question", str(path), index), choices,
@@ -156,7 +156,7 @@ def _read_mmlu_csv(file: Path, split: str) -> list[Mcq]:
     mcqs = []
     for index, row in enumerate(rows):
         if len(row) != 6:
-            raise InputError(str(file), index, None, f"expected 6 columns (question, A, B, C, D, answer), got {len(row)}")
+            raise record_error(str(file), index, None, f"expected 6 columns (question, A, B, C, D, answer), got {len(row)}")
         qid = f"mmlu/{split}/{subject}/{index:04d}"
         mcqs.append(_mcq(qid, row[0], row[1:5], row[5], subject, str(file), index))
     return mcqs
@@ -172,7 +172,7 @@ def _records_split(name: str, split: str, rows: Iterable[Mapping[str, Any]], sou
     for index, row in enumerate(rows):
         subject = require_field(row, "subject", where, index)
         if not isinstance(subject, str):
-            raise InputError(where, index, "subject", f"expected a string, got {type(subject).__name__}")
+            raise record_error(where, index, "subject", f"expected a string, got {type(subject).__name__}")
         qid = f"{name}/{split}/{subject}/{per_subject[subject]:04d}"
         per_subject[subject] += 1
         mcqs.append(_mcq(qid, require_field(row, "question", where, index), require_field(row, "choices", where, index),
@@ -186,19 +186,19 @@ def _table_choices(record: Mapping[str, Any], file: str, index: int) -> Any:
     for columns in CHOICE_COLUMNS:
         if all(column in record for column in columns):
             return [record[column] for column in columns]
-    raise InputError(file, index, "choices", "missing: give choices (a list of 4), choice0..choice3 or A..D")
+    raise record_error(file, index, "choices", "missing: give choices (a list of 4), choice0..choice3 or A..D")
 
 
 def _mcq(qid: str, question: Any, choices: Any, answer: Any, subject: Any, file: str, index: int) -> Mcq:
     if not isinstance(question, str) or not question.strip():
-        raise InputError(file, index, "question", f"expected a non-empty string, got {question!r}")
+        raise record_error(file, index, "question", f"expected a non-empty string, got {question!r}")
     if not isinstance(choices, (list, tuple)) or len(choices) != 4:
         got = f"{len(choices)} choices" if isinstance(choices, (list, tuple)) else type(choices).__name__
-        raise InputError(file, index, "choices", f"expected a list of 4 strings, got {got}")
+        raise record_error(file, index, "choices", f"expected a list of 4 strings, got {got}")
     if not all(isinstance(choice, str) for choice in choices):
-        raise InputError(file, index, "choices", f"expected 4 strings, got {[type(c).__name__ for c in choices]}")
+        raise record_error(file, index, "choices", f"expected 4 strings, got {[type(c).__name__ for c in choices]}")
     if not isinstance(subject, str):
-        raise InputError(file, index, "subject", f"expected a string, got {type(subject).__name__}")
+        raise record_error(file, index, "subject", f"expected a string, got {type(subject).__name__}")
     choice_texts = (choices[0].strip(), choices[1].strip(), choices[2].strip(), choices[3].strip())
     return Mcq(qid, question.strip(), choice_texts, _answer_letter(answer, file, index), subject.strip())
 
@@ -210,7 +210,7 @@ def _answer_letter(value: Any, file: str, index: int) -> str:
         return LETTERS[int(value)]
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(LETTERS):
         return LETTERS[value]
-    raise InputError(file, index, "answer", f"expected a letter A-D or an index 0-3, got {value!r}")
+    raise record_error(file, index, "answer", f"expected a letter A-D or an index 0-3, got {value!r}")
 
 
 # --- File formats ------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from builders.sources.corpus_read import CorpusRead, normalize_title
-from builders.sources.records import read_records, require_field
+from builders.sources.records import read_records, record_error, require_field
 from needlework.errors import InputError
 
 QA_SCHEMA = pa.schema([
@@ -174,7 +174,7 @@ def read_qa(path: Path, corpus: CorpusRead) -> QaRead:
         if required <= fields:
             return _convert(path, numbered, corpus, name, row)
     known = "; ".join(f"{name} ({', '.join(sorted(required))})" for name, (required, _) in _FORMATS.items())
-    raise InputError(str(path), 0, None, f"unknown question format with fields {sorted(fields)}; known: {known}")
+    raise record_error(str(path), 0, None, f"unknown question format with fields {sorted(fields)}; known: {known}")
 
 
 def _read(path: Path, corpus: CorpusRead, name: str, row: _RowFunction) -> QaRead:
@@ -211,7 +211,7 @@ class _Context:
     line: int
 
     def error(self, field: str, problem: str) -> InputError:
-        return InputError(self.file, self.index, field, problem)
+        return record_error(self.file, self.index, field, problem)
 
 
 _RowFunction = Callable[[Mapping[str, Any], _Matcher, _Context], tuple[str, list[str], list[int]]]
@@ -341,9 +341,9 @@ def _numbered_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            raise InputError(str(path), len(numbered), None, f"line {line_number} is not valid JSON ({err})") from err
+            raise record_error(str(path), len(numbered), None, f"line {line_number} is not valid JSON ({err})") from err
         if not isinstance(record, dict):
-            raise InputError(str(path), len(numbered), None, f"expected an object, got {type(record).__name__}")
+            raise record_error(str(path), len(numbered), None, f"line {line_number}: expected an object, got {type(record).__name__}")
         numbered.append((line_number, record))
     return numbered
 

@@ -17,8 +17,8 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from builders.sources.records import TABLE_SUFFIXES, read_records, require_field
-from needlework.errors import InputError, SpecError
+from builders.sources.records import TABLE_SUFFIXES, read_records, record_error, require_field
+from needlework.errors import SpecError
 from generators.sequential_niah.logical import OrderedQuestion, asks_for_order
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.spec import LANGS
@@ -52,14 +52,14 @@ def _lang(record: Mapping[str, Any], lang: str | None, lang_field: str, text: st
     meta = record.get("meta")
     value = lang or record.get(lang_field) or (meta.get("lang") if isinstance(meta, dict) else None) or detect_lang(text)
     if value not in LANGS:
-        raise InputError(file, index, lang_field, f"language {value!r} is not one of {', '.join(LANGS)}")
+        raise record_error(file, index, lang_field, f"language {value!r} is not one of {', '.join(LANGS)}")
     return value
 
 
 def _text(record: Mapping[str, Any], field: str, file: str, index: int) -> str:
     value = require_field(record, field, file, index)
     if not isinstance(value, str) or not value.strip():
-        raise InputError(file, index, field, "expected non-empty text")
+        raise record_error(file, index, field, "expected non-empty text")
     return value
 
 
@@ -68,7 +68,7 @@ def _items(value: Any, field: str, file: str, index: int) -> list[str]:
         return parse_items(value)
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return [v.strip() for v in value if v.strip()]
-    raise InputError(file, index, field, f"expected a list of strings or a text with one item per line, got {type(value).__name__}")
+    raise record_error(file, index, field, f"expected a list of strings or a text with one item per line, got {type(value).__name__}")
 
 
 def read_ordered_questions(path: Path, *, question_field: str = "question", items_field: str | None = None,
@@ -103,7 +103,7 @@ def read_ordered_questions(path: Path, *, question_field: str = "question", item
         id_field = key_field or next((f for f in KEY_FIELDS if f in record), None)
         key = str(require_field(record, id_field, file, index)) if id_field else f"{index:06d}"
         if key in keys:
-            raise InputError(file, index, id_field, f"key {key!r} repeats record {keys[key]}")
+            raise record_error(file, index, id_field, f"key {key!r} repeats record {keys[key] + 1}")
         keys[key] = index
         task = _text(record, task_field, file, index).strip() if task_field and record.get(task_field) else None
         out.append(OrderedQuestion(key, _lang(record, lang, lang_field, question, file, index), question.strip(),
@@ -122,7 +122,7 @@ def _authors_answers(record: Mapping[str, Any], pipeline: str, needles: list[str
     diary = record.get("extrainfo_diary") or []
     if pipeline == "synthetic-temporal" and len(diary) == len(needles) and all(len(row) >= 8 for row in diary):
         return [f"{row[3]}：{row[7]}" for row in diary]
-    raise InputError(file, index, "answer", f"{len(items)} answer items for {len(needles)} needles, and no source rows to rebuild them")
+    raise record_error(file, index, "answer", f"{len(items)} answer items for {len(needles)} needles, and no source rows to rebuild them")
 
 
 def read_authors_qa(path: Path) -> list[SequentialQA]:
@@ -153,5 +153,5 @@ def read_authors_qa(path: Path) -> list[SequentialQA]:
             out.append(SequentialQA(f"{pipeline}/{lang}/{source}/{key}", lang, pipeline, question, tuple(answers),
                                     tuple(needles), ordered, record["answer"], (), source))
         except SpecError as err:
-            raise InputError(file, index, "needles", str(err)) from None
+            raise record_error(file, index, "needles", str(err)) from None
     return out

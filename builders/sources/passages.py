@@ -35,7 +35,7 @@ from typing import Any
 import ahocorasick
 
 from builders.sources.corpus_read import CorpusRead, corpus_table, links_table, title_index
-from builders.sources.records import read_records, require_field
+from builders.sources.records import read_records, record_error, require_field
 from needlework.errors import InputError
 
 SUFFIXES = (".json", ".jsonl", ".parquet")
@@ -149,7 +149,7 @@ def _read(path: Path) -> tuple[list[str], list[str]]:
         records = data
         for index, record in enumerate(records):
             if not isinstance(record, dict):
-                raise InputError(str(path), index, None, f"expected an object, got {type(record).__name__}")
+                raise record_error(str(path), index, None, f"expected an object, got {type(record).__name__}")
     else:
         records = read_records(path, SUFFIXES)
     titles, texts = [], []
@@ -163,14 +163,14 @@ def _from_title_map(data: dict[str, Any], file: str) -> tuple[list[str], list[st
     titles, texts = [], []
     for index, (title, sentences) in enumerate(data.items()):
         if not title.strip():
-            raise InputError(file, index, "title", "empty title")
+            raise record_error(file, index, "title", "empty title")
         if isinstance(sentences, str):
             sentences = [sentences]
         if not isinstance(sentences, list) or not all(isinstance(sentence, str) for sentence in sentences):
-            raise InputError(file, index, "text", f"expected a list of sentence strings for {title!r}")
+            raise record_error(file, index, "text", f"expected a list of sentence strings for {title!r}")
         text = "".join(sentences)
         if not text.strip():
-            raise InputError(file, index, "text", f"empty text for {title!r}")
+            raise record_error(file, index, "text", f"empty text for {title!r}")
         titles.append(title)
         texts.append(text)
     return titles, texts
@@ -179,5 +179,5 @@ def _from_title_map(data: dict[str, Any], file: str) -> tuple[list[str], list[st
 def _string(record: dict[str, Any], name: str, file: str, index: int) -> str:
     value = require_field(record, name, file, index)
     if not isinstance(value, str) or not value.strip():
-        raise InputError(file, index, name, f"expected a non-empty string, got {value!r:.80}")
+        raise record_error(file, index, name, f"expected a non-empty string, got {value!r:.80}")
     return value

@@ -1,6 +1,9 @@
 """Read files of records (JSON Lines, JSON, Parquet, CSV) for every source adapter, with clear errors.
 
 A malformed file or record raises an :class:`InputError` naming the file, the record and the field.
+Records and lines are numbered from 1 wherever a user sees them (the first record of a JSON Lines
+file on its first line is "record 1", "line 1"); code keeps 0-based positions, and
+:func:`record_error` converts.
 """
 
 from __future__ import annotations
@@ -17,6 +20,11 @@ import pyarrow.parquet as pq
 from needlework.errors import InputError
 
 TABLE_SUFFIXES = (".csv", ".json", ".jsonl", ".parquet")
+
+
+def record_error(file: str, index: int, field: str | None, problem: str) -> InputError:
+    """The :class:`InputError` for the record at 0-based position ``index``, which users call record ``index + 1``."""
+    return InputError(file, index + 1, field, problem)
 
 
 def read_records(path: Path, suffixes: Collection[str]) -> list[dict[str, Any]]:
@@ -42,18 +50,20 @@ def read_records(path: Path, suffixes: Collection[str]) -> list[dict[str, Any]]:
     records = _READERS[suffix](path)
     for index, record in enumerate(records):
         if not isinstance(record, dict):
-            raise InputError(str(path), index, None, f"expected an object, got {type(record).__name__}")
+            raise record_error(str(path), index, None, f"expected an object, got {type(record).__name__}")
     return records
 
 
 def require_field(record: Mapping[str, Any], name: str, file: str, index: int) -> Any:
     """The value of a record's field, so that a missing one is reported with file, record and field.
 
+    ``index`` is the record's 0-based position.
+
     Raises:
         InputError: The field is missing.
     """
     if name not in record:
-        raise InputError(file, index, name, "missing")
+        raise record_error(file, index, name, "missing")
     return record[name]
 
 
@@ -76,7 +86,7 @@ def _csv_records(path: Path) -> list[dict[str, Any]]:
     header = [cell.strip() for cell in rows[0]]
     for index, row in enumerate(rows[1:]):
         if len(row) != len(header):
-            raise InputError(str(path), index, None, f"expected {len(header)} columns as in the header, got {len(row)}")
+            raise record_error(str(path), index, None, f"expected {len(header)} columns as in the header, got {len(row)}")
     return [dict(zip(header, row)) for row in rows[1:]]
 
 
@@ -103,7 +113,7 @@ def _jsonl_records(path: Path) -> list[Any]:
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError as err:
-            raise InputError(str(path), len(records), None, f"line {line_number} is not valid JSON ({err})") from err
+            raise record_error(str(path), len(records), None, f"line {line_number} is not valid JSON ({err})") from err
     return records
 
 

@@ -83,13 +83,13 @@ def test_a_record_without_the_field_names_file_record_and_field(tmp_path):
     with pytest.raises(InputError) as caught:
         read_filler(str(path), "en")
     err = caught.value
-    assert (err.file, err.record, err.field) == (str(path), 1, "text")
-    assert str(err) == f"{path}, record 1, field 'text': missing"
+    assert (err.file, err.record, err.field) == (str(path), 2, "text")  # the second line, counted from 1
+    assert str(err) == f"{path}, record 2, field 'text': missing"
 
 
 def test_a_record_whose_text_is_not_a_string_is_an_input_error(tmp_path):
     path = write(tmp_path / "docs.jsonl", json.dumps({"text": 42}) + "\n")
-    with pytest.raises(InputError, match=r"record 0, field 'text': expected text, got int"):
+    with pytest.raises(InputError, match=r"record 1, field 'text': expected text, got int"):
         read_filler(str(path), "en")
 
 

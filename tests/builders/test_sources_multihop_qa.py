@@ -89,14 +89,14 @@ def test_unanswerable_and_malformed_musique(musique_records, musique_corpus, tmp
     assert read.qa.column("qid").to_pylist() == [records[0]["id"], records[2]["id"]]
     del records[2]["question"]
     path.write_text("\n".join(json.dumps(record) for record in records), encoding="utf-8")
-    with pytest.raises(InputError, match=re.escape(f"{path}, record 2, field 'question'")):
+    with pytest.raises(InputError, match=re.escape(f"{path}, record 3, field 'question'")):
         read_musique(path, musique_corpus)
     path.write_text("\n".join(json.dumps(record) for record in [records[0], records[0]]), encoding="utf-8")
-    with pytest.raises(InputError, match=re.escape(f"{path}, record 1, field 'id': duplicate question id")):
+    with pytest.raises(InputError, match=re.escape(f"{path}, record 2, field 'id': duplicate question id")):
         read_musique(path, musique_corpus)
     records = [dict(musique_records[0], question_decomposition=[{"question": "?", "paragraph_support_idx": 99}])]
     path.write_text(json.dumps(records[0]), encoding="utf-8")
-    with pytest.raises(InputError, match=r"record 0, field 'question_decomposition\[0\]\.paragraph_support_idx'"):
+    with pytest.raises(InputError, match=r"record 1, field 'question_decomposition\[0\]\.paragraph_support_idx'"):
         read_musique(path, musique_corpus)
 
 
@@ -159,5 +159,5 @@ def test_read_qa_sniffs_the_format(shared_file, musique_corpus, tmp_path):
     with pytest.raises(InputError, match="no records"):
         read_qa(path, musique_corpus)
     path.write_text(json.dumps({"question": "q", "answer": "a"}) + "\n{broken\n", encoding="utf-8")
-    with pytest.raises(InputError, match=re.escape(f"{path}, record 1: line 2 is not valid JSON")):
+    with pytest.raises(InputError, match=re.escape(f"{path}, record 2: line 2 is not valid JSON")):
         read_qa(path, musique_corpus)

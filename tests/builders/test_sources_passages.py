@@ -143,10 +143,10 @@ def test_mention_rule_drops_a_trailing_qualifier(tmp_path):
 
 
 @pytest.mark.parametrize(("records", "record", "field"), [
-    ([{"title": "A title", "text": "fine"}, {"text": "no title"}], 1, "title"),
-    ([{"title": "A title", "text": "fine"}, {"title": "B title", "text": "   "}], 1, "text"),
-    ([{"title": "", "text": "empty title"}], 0, "title"),
-    ([{"title": "A title", "text": ["not", "a string"]}], 0, "text"),
+    ([{"title": "A title", "text": "fine"}, {"text": "no title"}], 2, "title"),
+    ([{"title": "A title", "text": "fine"}, {"title": "B title", "text": "   "}], 2, "text"),
+    ([{"title": "", "text": "empty title"}], 1, "title"),
+    ([{"title": "A title", "text": ["not", "a string"]}], 1, "text"),
 ])
 def test_bad_records_name_file_record_and_field(tmp_path, records, record, field):
     path = tmp_path / "bad.json"
@@ -158,7 +158,7 @@ def test_bad_records_name_file_record_and_field(tmp_path, records, record, field
 def test_bad_title_maps_and_files(tmp_path):
     path = tmp_path / "map.json"
     path.write_text(json.dumps({"Good title": ["One. ", "Two."], "Bad title": 3}), encoding="utf-8")
-    with pytest.raises(InputError, match=re.escape(f"{path}, record 1, field 'text'")):
+    with pytest.raises(InputError, match=re.escape(f"{path}, record 2, field 'text'")):
         read_passages(path)
     path.write_text(json.dumps({"Empty": [" ", ""]}), encoding="utf-8")
     with pytest.raises(InputError, match="empty text for 'Empty'"):

@@ -102,7 +102,7 @@ def assert_names(caught: pytest.ExceptionInfo, file: str, record: int | None, fi
     message = str(caught.value)
     assert "\n" not in message and message.startswith(file), message
     if record is not None:
-        assert f"record {record}" in message, message
+        assert re.search(rf"\brecord {record}[,:]", message), message
     if field is not None:
         assert f"field {field!r}" in message, message
 
@@ -185,7 +185,7 @@ def test_mmlu_folder_bad_rows_name_file_record_and_field(tmp_path, line, field, 
     file.write_text('"Fine, with a comma\nand a newline?",a,b,c,d,B\n' + line, encoding="utf-8")
     with pytest.raises(InputError, match=re.escape(problem)) as caught:
         read_mmlu_folder(tmp_path)
-    assert_names(caught, str(file), 1, field)
+    assert_names(caught, str(file), 2, field)  # the second row; it starts on line 3
 
 
 # --- MMLU from the Hub's rows -----------------------------------------------------------------
@@ -201,7 +201,7 @@ def test_cais_rows_with_bad_fields_name_the_record(mmlu_dir):
     rows[2] = {**rows[2], "choices": rows[2]["choices"][:3]}
     with pytest.raises(InputError, match="expected a list of 4 strings, got 3 choices") as caught:
         mcq_pool_from_records("mmlu", rows, [], "cais/mmlu (all)")
-    assert_names(caught, "cais/mmlu (all) test", 2, "choices")
+    assert_names(caught, "cais/mmlu (all) test", 3, "choices")
     del rows[2]["subject"]
     with pytest.raises(InputError, match="missing"):
         mcq_pool_from_records("mmlu", rows, [], "cais/mmlu (all)")
@@ -278,14 +278,14 @@ def test_mcq_table_bad_records_name_file_record_and_field(tmp_path, table_rows, 
     path = write_table(tmp_path / "mbpp.jsonl", rows)
     with pytest.raises(InputError, match=re.escape(problem)) as caught:
         read_mcq_table(path)
-    assert_names(caught, str(path), 3, field)
+    assert_names(caught, str(path), 4, field)
 
 
 def test_mcq_table_missing_field_unknown_suffix_and_broken_json(tmp_path, table_rows):
     path = write_table(tmp_path / "mbpp.json", [{k: v for k, v in table_rows[0].items() if k != "choices"}])
     with pytest.raises(InputError, match="choice0..choice3 or A..D") as caught:
         read_mcq_table(path)
-    assert_names(caught, str(path), 0, "choices")
+    assert_names(caught, str(path), 1, "choices")
     (tmp_path / "mbpp.tsv").write_text("question\tA\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"unsupported file type '\.tsv'; supported: \.csv, \.json, \.jsonl, \.parquet"):
         read_mcq_table(tmp_path / "mbpp.tsv")
@@ -295,7 +295,7 @@ def test_mcq_table_missing_field_unknown_suffix_and_broken_json(tmp_path, table_
     broken.write_text(json.dumps(table_rows[0]) + "\n{oops\n", encoding="utf-8")
     with pytest.raises(InputError, match="line 2 is not valid JSON") as caught:
         read_mcq_table(broken)
-    assert_names(caught, str(broken), 1, None)
+    assert_names(caught, str(broken), 2, None)
 
 
 # --- HotpotQA ------------------------------------------------------------------------------------
@@ -375,7 +375,7 @@ def test_hotpotqa_bad_records_name_file_record_and_field(hotpot_raw, tmp_path, c
     path.write_text(json.dumps([hotpot_raw[0], {**hotpot_raw[1], **change}]), encoding="utf-8")
     with pytest.raises(InputError, match=re.escape(problem)) as caught:
         read_hotpotqa_json(path)
-    assert_names(caught, str(path), 1, field)
+    assert_names(caught, str(path), 2, field)
 
 
 def test_hotpotqa_bad_hub_rows_and_missing_fields(hotpot_raw, tmp_path):
@@ -383,12 +383,12 @@ def test_hotpotqa_bad_hub_rows_and_missing_fields(hotpot_raw, tmp_path):
     row["context"]["sentences"].pop()
     with pytest.raises(InputError, match="title has 10 items but sentences has 9") as caught:
         list(hotpot_records_from_hub([to_hub(hotpot_raw[1]), row], "hotpotqa/hotpot_qa"))
-    assert_names(caught, "hotpotqa/hotpot_qa", 1, "context")
+    assert_names(caught, "hotpotqa/hotpot_qa", 2, "context")
     path = tmp_path / "hotpot.json"
     path.write_text(json.dumps([{k: v for k, v in hotpot_raw[0].items() if k != "_id"}]), encoding="utf-8")
     with pytest.raises(InputError, match="missing") as caught:
         read_hotpotqa_json(path)
-    assert_names(caught, str(path), 0, "_id")
+    assert_names(caught, str(path), 1, "_id")
     (tmp_path / "hotpot.parquet").write_bytes(b"PAR1")
     with pytest.raises(InputError, match=r"supported: \.json, \.jsonl"):
         read_hotpotqa_json(tmp_path / "hotpot.parquet")
