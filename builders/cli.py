@@ -20,6 +20,7 @@ from builders.registry import BUILDERS
 from builders.validate import validate_release
 from needlework import __version__
 from needlework.cliutil import domain_errors, interruptible
+from needlework.releases import check_release_folder
 from needlework.tokenizers import DEFAULT_TOKENIZER
 
 
@@ -80,6 +81,7 @@ def build_demo_command(out: Path, seed: int, tokenizer: str, quiet: bool) -> Non
 @domain_errors
 def validate(release: Path) -> None:
     """Recompute content hashes and check that card, files and manifest agree (exit 1 if not)."""
+    check_release_folder(release, reader="needlework validate reads a local folder")
     problems = validate_release(release)
     for problem in problems:
         click.echo(problem)
@@ -93,6 +95,7 @@ def validate(release: Path) -> None:
 @domain_errors
 def info(release: Path) -> None:
     """Configs, rows and token statistics (per target length, size or bucket) of a release."""
+    check_release_folder(release, reader="needlework info reads a local folder")
     manifest, summaries = summarize_release(release)
     tok = manifest.get("tokenizer", {})
     click.echo(f"{manifest.get('benchmark')}  needlework {manifest.get('needlework_version')}  seed {manifest.get('seed')}")

@@ -10,13 +10,21 @@ import yaml
 from builders.hashing import hash_parquet_files
 from builders.release import CARD, MANIFEST
 from needlework.errors import ReleaseError
+from needlework.releases import check_release_folder
+
+
+READER = "needlework reads a local release folder"
 
 
 def read_manifest(release: Path) -> dict:
-    """The parsed ``manifest.json`` of a release."""
-    path = Path(release) / MANIFEST
-    if not path.is_file():
-        raise ReleaseError(f"{release}: no {MANIFEST}; not a needlework release")
+    """The parsed ``manifest.json`` of a release.
+
+    Raises:
+        ReleaseError: ``release`` is not a release folder (the message says whether it does not
+            exist, is a file or lacks the manifest, and suggests the closest release), or the
+            manifest is not valid JSON.
+    """
+    path = check_release_folder(Path(release), reader=READER) / MANIFEST
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:

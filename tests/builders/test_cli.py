@@ -185,8 +185,22 @@ def test_validate_corrupt_shard_lists_it(release_copy):
 @pytest.mark.parametrize("command", ["validate", "info"])
 def test_folder_without_manifest_exits_2_with_one_line(tmp_path, command):
     (tmp_path / "README.md").write_text("hello", encoding="utf-8")
-    assert_one_error_line(run(command, str(tmp_path)), str(tmp_path), "manifest.json")
-    assert_one_error_line(run(command, str(tmp_path / "missing")), "manifest.json")
+    line = assert_one_error_line(run(command, str(tmp_path)), str(tmp_path), "no manifest.json; not a needlework release")
+    assert "no such" not in line
+    line = assert_one_error_line(run(command, str(tmp_path / "missing")))
+    assert line == f"error: {tmp_path / 'missing'}: no such release folder (needlework {command} reads a local folder)"
+
+
+@pytest.mark.parametrize("command", ["validate", "info"])
+def test_a_mistyped_release_suggests_the_closest_one(release_copy, command):
+    typo = release_copy.with_name("rulerv3")
+    line = assert_one_error_line(run(command, str(typo)))
+    assert line == (f"error: {typo}: no such release folder "
+                    f"(needlework {command} reads a local folder; did you mean {release_copy}?)")
+    line = assert_one_error_line(run(command, str(release_copy.parent)))
+    assert line.endswith(f"no manifest.json; not a needlework release (it holds 1 release: {release_copy})")
+    line = assert_one_error_line(run(command, str(release_copy / "manifest.json")))
+    assert line.endswith(f"a file, not a release folder (did you mean {release_copy}?)")
 
 
 def test_invalid_manifest_json_exits_2_with_one_line(release_copy):
