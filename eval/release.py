@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from needlework.errors import InputError, ReleaseError
+from needlework.releases import closest_release_folders, did_you_mean
 
 MANIFEST = "manifest.json"
 ROW_BATCH = 64
@@ -95,9 +96,14 @@ def open_release(dataset: str, revision: str | None = None) -> Release:
         if revision is not None:
             raise ReleaseError(f"{dataset}: --revision applies to Hub datasets, not local folders")
         return _open_local(folder, dataset)
+    guess = did_you_mean(closest_release_folders(folder))
     if folder.suffix or dataset.startswith((".", "/")) or dataset.count("/") != 1:
-        raise ReleaseError(f"{dataset}: no such release folder, and not a Hub dataset id (owner/name)")
-    return _open_hub(dataset, revision)
+        raise ReleaseError(f"{dataset}: no such release folder, and not a Hub dataset id (owner/name)"
+                           + (f"; {guess}" if guess else ""))
+    try:
+        return _open_hub(dataset, revision)
+    except ReleaseError as err:
+        raise ReleaseError(f"{err}; {guess}" if guess else str(err)) from err
 
 
 def _parse_manifest(path: Path) -> tuple[dict[str, Any], str]:

@@ -80,7 +80,8 @@ def test_bad_inputs_name_the_file(tmp_path, eval_release):  # noqa: F811
     ["count", "--config", "mk_niah_basic"],
     ["run", "--config", "mk_niah_basic", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"],
 ])
-def test_a_mistyped_folder_that_looks_like_a_hub_id_is_one_error_line(tmp_path, monkeypatch, command):
+def test_a_mistyped_folder_that_looks_like_a_hub_id_is_one_error_line(tmp_path, monkeypatch, command,
+                                                                      eval_release):  # noqa: F811
     """Issue 20: ``demo-releases/rulerv3`` offline used to end in a 95-line traceback."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -89,6 +90,11 @@ def test_a_mistyped_folder_that_looks_like_a_hub_id_is_one_error_line(tmp_path, 
     (line,) = result.output.splitlines()
     assert line.startswith("error: demo-releases/rulerv3: no such release folder here, and no Hub dataset "
                            "demo-releases/rulerv3@main can be reached (")
+    assert not line.endswith("?")  # nothing beside it to suggest
+    shutil.copytree(eval_release, tmp_path / "demo-releases" / "rulerv2")
+    result = CliRunner().invoke(main, [command[0], "--dataset", "demo-releases/rulerv3", *command[1:]])
+    (line,) = result.output.splitlines()
+    assert result.exit_code == 2 and line.endswith("; did you mean demo-releases/rulerv2?"), line
 
 
 def test_a_hub_download_failure_is_a_release_error(eval_release, monkeypatch):  # noqa: F811
