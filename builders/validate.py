@@ -12,7 +12,6 @@ from builders.release import CARD, MANIFEST
 from needlework.errors import ReleaseError
 from needlework.releases import check_release_folder
 
-
 READER = "needlework reads a local release folder"
 
 
