@@ -30,9 +30,9 @@ from builders.options import reproducing_command
 from needlework import __version__
 from needlework.atomic import atomic_folder, recover_interrupted
 from needlework.errors import ReleaseError
+from needlework.releases import MANIFEST
 from needlework.tokens import TokenCounter
 
-MANIFEST = "manifest.json"
 CARD = "README.md"
 ROW_GROUP_BYTES = 8 * 2**20
 SHARD_BYTES = 256 * 2**20

@@ -17,9 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from needlework.errors import InputError, ReleaseError
-from needlework.releases import closest_release_folders, did_you_mean
+from needlework.releases import MANIFEST, closest_release_folders, did_you_mean
 
-MANIFEST = "manifest.json"
 ROW_BATCH = 64
 
 

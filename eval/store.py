@@ -174,17 +174,19 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
     with path.open("rb") as handle:
         lines = handle.read().split(b"\n")
     last = len(lines) - 1
+    records = 0  # counted from 1 in messages, as lines are
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        records += 1
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
             if number - 1 == last:
                 return
-            raise InputError(str(path), f"line {number}", None, "not a JSON record") from None
+            raise InputError(str(path), records, None, f"line {number} is not a JSON record") from None
         if not isinstance(record, dict) or "key" not in record:
-            raise InputError(str(path), f"line {number}", "key", "missing; not a sample record")
+            raise InputError(str(path), records, "key", f"line {number}: missing; not a sample record")
         yield record
 
 

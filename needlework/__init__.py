@@ -3,8 +3,9 @@
 The ``needlework`` package is the ground floor that every layer may import and that imports none
 of them: the error hierarchy (:mod:`needlework.errors`), the token-counting protocol and its
 tokenizer backends (:mod:`needlework.tokens`, :mod:`needlework.tokenizers`), atomic file and folder
-writes (:mod:`needlework.atomic`), command-line helpers (:mod:`needlework.cliutil`) and the
-version. Benchmarks live above it in ``generators``, ``builders`` and ``eval``; the ``needlework``
+writes (:mod:`needlework.atomic`), signals that unwind a command (:mod:`needlework.interrupts`),
+local release folders told apart from typos (:mod:`needlework.releases`), command-line helpers
+(:mod:`needlework.cliutil`) and the version. Benchmarks live above it in ``generators``, ``builders`` and ``eval``; the ``needlework``
 command is :mod:`builders.cli`.
 """
 

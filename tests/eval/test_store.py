@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.store import RunDirectory
+from eval.store import RunDirectory, read_records
 from needlework.errors import InputError, SpecError
 
 
@@ -85,3 +85,13 @@ def test_stamp_changes_with_any_file_a_summary_reads(tmp_path: Path):
     with directory.judge_writer() as writer:
         writer.append({"key": "a"})
     assert len({empty, after_run, after_samples, directory.stamp()}) == 4
+
+
+def test_a_corrupt_sample_line_is_named_by_record_and_line_both_from_1(tmp_path: Path):
+    path = tmp_path / "samples.jsonl"
+    path.write_text('\n{"key": "a"}\n\n{torn\n{"key": "b"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"record 2: line 4 is not a JSON record"):
+        list(read_records(path))
+    path.write_text('{"key": "a"}\n{"torn": 1}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"record 2, field 'key': line 2: missing"):
+        list(read_records(path))

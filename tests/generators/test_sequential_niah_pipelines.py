@@ -335,7 +335,7 @@ def test_ordered_questions_read_lists_and_marked_text(tmp_path):
     bad = write_jsonl(tmp_path / "bad.jsonl", [PROCEDURES[0], {"id": "p2", "question": "How?", "steps": 3}])
     with pytest.raises(InputError) as err:
         read_ordered_questions(bad, items_field="steps")
-    assert err.value.record == 1 and err.value.field == "steps"
+    assert err.value.record == 2 and err.value.field == "steps"  # counted from 1, as lines are
     repeated = write_jsonl(tmp_path / "repeat.jsonl", [PROCEDURES[0], PROCEDURES[0]])
     with pytest.raises(InputError, match="repeats"):
         read_ordered_questions(repeated, items_field="steps")
