@@ -80,7 +80,7 @@ def test_read_records_rejects_a_corrupt_line_in_the_middle(tmp_path):
 def test_read_records_rejects_a_line_that_is_not_a_sample(tmp_path):
     path = tmp_path / "samples.jsonl"
     path.write_bytes(line(record("a")) + line({"text": "no key"}) + line(record("c")))
-    with pytest.raises(InputError, match="line 2.*'key'"):
+    with pytest.raises(InputError, match="record 2, field 'key': line 2"):
         list(read_records(path))
 
 
