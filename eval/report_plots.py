@@ -205,7 +205,7 @@ def label_bars(fig: Figure) -> Figure:
     """Label every bar of the figure with its value and keep bars of height 0 visible.
 
     Each bar gets its height as a label above it (one decimal, the report's precision for
-    percentages), turned upright where the bars are too narrow for it to fit across; a bar of
+    percentages; ``n/a`` for a NaN height, a group without samples), turned upright where the bars are too narrow for it to fit across; a bar of
     height 0 is outlined in its own colour along the x axis. The y axis grows at the top when the
     labels would not fit under it.
 
@@ -227,15 +227,20 @@ def label_bars(fig: Figure) -> Figure:
             if isinstance(container, BarContainer):
                 ax.bar_label(container, labels=[f"{bar.get_height():.1f}" for bar in container], padding=2,
                              fontsize=7, rotation=90 if upright else 0)
+        for text in [t for t in ax.texts if not t.get_text()]:  # bar_label leaves NaN bars unlabelled
+            text.remove()
         for bar in bars:
-            if bar.get_height() == 0:
+            if math.isnan(bar.get_height()):
+                ax.annotate("n/a", (bar.get_x() + bar.get_width() / 2, 0.0), xytext=(0, 2), textcoords="offset points",
+                            ha="center", va="bottom", fontsize=7, rotation=90 if upright else 0)
+            elif bar.get_height() == 0:
                 bar.set_edgecolor(bar.get_facecolor())
                 bar.set_linewidth(ZERO_BAR_LINEWIDTH)
                 bar.set_clip_on(False)  # drawn over the axis line, not cut in half by it
                 bar.set_zorder(3)
         bottom, top = ax.get_ylim()
         room = (0.16 if upright else 0.08) * (top - bottom)
-        highest = max(bar.get_height() for bar in bars)
+        highest = max((bar.get_height() for bar in bars if not math.isnan(bar.get_height())), default=0.0)
         if highest > top - room:
             ax.set_ylim(bottom, highest + room)
     return fig

@@ -87,6 +87,24 @@ def test_group_bars_at_zero_are_outlined_and_every_bar_is_labelled() -> None:
     assert [text for _, text in bar_labels(figure.axes[2])] == ["0.0", "33.3"]
 
 
+def test_a_group_a_run_has_no_sample_in_has_no_bar_and_reads_n_a() -> None:
+    """A missing group is not an accuracy of 0: no bar is drawn, its label says n/a."""
+    from eval.benchmarks.sequential_niah.report import plot_groups
+
+    class Labelled:
+        label = "a"
+
+    with_4k = group_block({"length_bucket": {"4k-7k": 0.5}, "needle_count": {"3": 1.0},
+                           "pipeline": {"real-logical": 0.0}, "lang": {"en": 0.5}})
+    with_8k = group_block({"length_bucket": {"8k-16k": 0.0}, "needle_count": {"3": 1.0},
+                           "pipeline": {"real-logical": 0.0}, "lang": {"en": 0.5}})
+    figure = label_bars(plot_groups([(Labelled(), with_4k), (Labelled(), with_8k)]))
+    length_ax = figure.axes[0]
+    assert [text for _, text in bar_labels(length_ax)] == ["50.0", "n/a", "n/a", "0.0"]
+    drawn = [bar for container in length_ax.containers for bar in container if bar.get_height() == bar.get_height()]
+    assert [bar.get_height() for bar in drawn] == [50.0, 0.0]
+
+
 # End to end on the demo releases ------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ its agreement with the rule scorer.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -195,7 +196,12 @@ def sequential_niah_plots(runs: Sequence[Run]) -> list[tuple[str, str, Callable[
 
 
 def plot_groups(blocks: Sequence[tuple[Run, Mapping[str, Any]]]) -> Figure:
-    """Figure 5: accuracy (%) by length bucket, needle count, pipeline and language, one bar per run."""
+    """Figure 5: accuracy (%) by length bucket, needle count, pipeline and language, one bar per run.
+
+    A group a run has no sample in gets no bar (a NaN height, labelled ``n/a`` when the report
+    labels every bar with :func:`eval.report_plots.label_bars`), so that it is not read as an
+    accuracy of 0.
+    """
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(11.0, 7.4), layout="constrained")
@@ -204,7 +210,7 @@ def plot_groups(blocks: Sequence[tuple[Run, Mapping[str, Any]]]) -> Figure:
     for ax, (column, title) in zip(axes, GROUP_COLUMNS.items()):
         values = _values(blocks, column)
         for index, (run, block) in enumerate(blocks):
-            heights = [100 * float(((block["by"].get(column) or {}).get(v) or {}).get("accuracy") or 0.0) for v in values]
+            heights = [_percent(((block["by"].get(column) or {}).get(v) or {}).get("accuracy")) for v in values]
             ax.bar([x + (index - (len(blocks) - 1) / 2) * width for x in range(len(values))], heights, width,
                    label=run.label, color=f"C{index % 10}")
         ax.set_xticks(range(len(values)), values, rotation=20 if column == "pipeline" else 0)
@@ -216,3 +222,8 @@ def plot_groups(blocks: Sequence[tuple[Run, Mapping[str, Any]]]) -> Figure:
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6), frameon=False)
     fig.suptitle("Sequential-NIAH: accuracy across groups")
     return fig
+
+
+def _percent(accuracy: float | None) -> float:
+    """An accuracy as a bar height in percent; NaN (no bar) when the group has no sample."""
+    return math.nan if accuracy is None else 100 * float(accuracy)
