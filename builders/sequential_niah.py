@@ -26,7 +26,7 @@ from generators.sequential_niah.judge import JudgeSpec, build_judge_sets
 from generators.sequential_niah.logical import LogicalSpec, logical_qas
 from generators.sequential_niah.noise import NOISE_TYPES, generate_noise
 from generators.sequential_niah.qa import SequentialQA
-from generators.sequential_niah.spec import BENCHMARK, LANGS, LENGTH_BUCKETS, PAPER_BUCKETS, QA_SHARES
+from generators.sequential_niah.spec import BENCHMARK, LANGS, PAPER_BUCKETS, QA_SHARES
 from generators.sequential_niah.splits import assign_splits, pair_texts, paired, scaled_counts
 from generators.sequential_niah.synthetic import SyntheticSpec
 from generators.sequential_niah.texts import LongText, bucket_named, bucket_texts
