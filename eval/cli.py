@@ -113,6 +113,10 @@ def main() -> None:
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
               help="Seconds per request attempt.")
 @click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
+@click.option("--wait-for-server", "wait_for_server_s", type=click.FloatRange(min=0.0), default=0.0,
+              show_default=True, metavar="SECONDS",
+              help="Keep trying a server that cannot be reached yet (one just started) for this long "
+                   "before the run gives up; 0 gives up at once.")
 @click.option("--max-error-rate", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True,
               help="Stop cleanly (exit 3) once more than this fraction of samples failed, checked from "
                    f"{MIN_SAMPLES_FOR_ERROR_BUDGET} finished samples on; context-length errors do not count. "
@@ -122,8 +126,9 @@ def main() -> None:
 @click.option("--progress/--no-progress", default=True)
 @domain_errors
 def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
-                lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, backend: str, model: str,
-                base_url: str | None, api_key_env: str, concurrency: int, timeout_s: float, max_retries: int,
+                lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], gen_kwargs: str | None,
+                seed: int, thinking_end: str, answer_prefix: str, backend: str, model: str, base_url: str | None,
+                api_key_env: str, concurrency: int, timeout_s: float, max_retries: int, wait_for_server_s: float,
                 max_model_len: int | None, max_error_rate: float, output_dir: Path | None, progress: bool) -> None:
     """Run a model over release splits; re-running the same command resumes."""
     from eval.runner import RunSpec, run
@@ -135,7 +140,7 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
         select=RowSelection(lengths, sizes, buckets), generation=parse_gen_kwargs(gen_kwargs),
         seed=seed, output_dir=output_dir, max_error_rate=max_error_rate, timeout_s=timeout_s,
         max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix),  # type: ignore[arg-type]
-        api_key_env=api_key_env, max_model_len=max_model_len,
+        api_key_env=api_key_env, max_model_len=max_model_len, wait_for_server_s=wait_for_server_s,
     )
     try:
         outcome = run(spec, progress=progress)

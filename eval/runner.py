@@ -89,12 +89,13 @@ class RunSpec:
     task_options: TaskOptions = TaskOptions()
     api_key_env: str = "OPENAI_API_KEY"
     max_model_len: int | None = None
+    wait_for_server_s: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.configs:
             raise SpecError("name at least one --config")
-        if self.concurrency < 1 or self.timeout_s <= 0 or self.max_retries < 0:
-            raise SpecError("concurrency must be >= 1, timeout > 0 and max_retries >= 0")
+        if self.concurrency < 1 or self.timeout_s <= 0 or self.max_retries < 0 or self.wait_for_server_s < 0:
+            raise SpecError("concurrency must be >= 1, timeout > 0, and max_retries and --wait-for-server >= 0")
         reserved = sorted(RESERVED_GENERATION_KEYS & set(self.generation))
         if reserved:
             raise SpecError(f"--gen-kwargs may not set {', '.join(reserved)}: the harness sets or depends on them")
@@ -221,7 +222,7 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     pending = {(e["config"], e["row_id"]): e["key"] for e in expected if e["key"] not in done}
     backend = backend or make_backend(spec)
     if pending:
-        asyncio.run(backend.preflight())  # before anything is written or sent
+        asyncio.run(backend.preflight(spec.wait_for_server_s))  # before anything is written or sent
     saved = write_run_file(run_dir, spec, release, backend.describe(), expected)
     stop: NeedleworkError | None = None
     new = 0

@@ -91,8 +91,9 @@ class Backend(Protocol):
         """Provenance for the run's results (endpoint, chat-template hash); never secrets."""
         ...
 
-    async def preflight(self) -> None:
-        """Check, before any sample is sent, that the model can be reached at all.
+    async def preflight(self, wait_s: float = 0.0) -> None:
+        """Check, before any sample is sent, that the model can be reached at all, trying for up
+        to ``wait_s`` seconds when it cannot be reached yet (a server still starting).
 
         Raises:
             BackendError: It cannot (nothing answers, the key is refused, the model is unknown).

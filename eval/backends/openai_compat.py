@@ -31,6 +31,8 @@ RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 52
 MAX_ERROR_TEXT = 500
 PREFLIGHT_TIMEOUT_S = 10.0
 """The longest a preflight waits for ``GET /models`` (a live server answers it at once)."""
+PREFLIGHT_RETRY_S = 0.5
+"""Between two tries of a preflight that waits for a server to start."""
 
 
 @dataclass(frozen=True)
@@ -163,29 +165,31 @@ class OpenAIBackend:
             "chat_template_sha256": None,
         }
 
-    async def preflight(self) -> None:
-        """``GET /models`` once, before the first sample: the server answers and serves the model.
+    async def preflight(self, wait_s: float = 0.0) -> None:
+        """``GET /models`` before the first sample: the server answers and serves the model.
 
         A server that does not list models (a 404, a body without ``data``) passes: it answered,
         and an unknown model still stops the run at its first request. A listed model name is
         compared exactly, as the server will.
 
+        Args:
+            wait_s: How long to keep trying a server that cannot be reached yet (one just started
+                beside the run); 0 gives up at the first failure.
+
         Raises:
-            PreflightError: Nothing answers (refused, unresolvable, timed out), the key is refused
-                (401, 403), or the listed models do not include ``model``.
+            PreflightError: Nothing answers (refused, unresolvable, timed out) within ``wait_s``,
+                the key is refused (401, 403), or the listed models do not include ``model``.
         """
         url = f"{self.base_url}/models"
-        timeout = aiohttp.ClientTimeout(total=min(self.timeout_s, PREFLIGHT_TIMEOUT_S))
-        try:
-            async with aiohttp.ClientSession(timeout=timeout, headers=self._headers) as session:
-                async with session.get(url) as response:
-                    status, raw = response.status, await response.read()
-        except (asyncio.TimeoutError, TimeoutError):
-            raise PreflightError(f"cannot reach {self.base_url}: no answer within {timeout.total:g} s; "
-                               "is the server up? Nothing was sent") from None
-        except aiohttp.ClientError as err:
-            raise PreflightError(f"cannot reach {self.base_url}: {_connection_problem(err)}; is the server running "
-                               "at that address? Nothing was sent") from None
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                status, raw = await self._get(url)
+                break
+            except PreflightError:
+                if time.monotonic() + PREFLIGHT_RETRY_S > deadline:
+                    raise
+                await asyncio.sleep(PREFLIGHT_RETRY_S)
         text = self._redact(raw.decode("utf-8", errors="replace"))
         if status in (401, 403):
             raise PreflightError(f"{url}: HTTP {status}, {FATAL_STATUSES[status]}: {text[:MAX_ERROR_TEXT]}")
@@ -193,7 +197,22 @@ class OpenAIBackend:
         if served and self.model not in served:
             shown = ", ".join(sorted(served)[:20]) + (" ..." if len(served) > 20 else "")
             raise PreflightError(f"{self.base_url} does not serve model {self.model!r}; it lists: {shown} "
-                               "(pass one of them as --model). Nothing was sent")
+                                 "(pass one of them as --model). Nothing was sent")
+
+    async def _get(self, url: str) -> tuple[int, bytes]:
+        """(status, body) of one GET; an unreachable server is a :class:`PreflightError`."""
+        timeout = aiohttp.ClientTimeout(total=min(self.timeout_s, PREFLIGHT_TIMEOUT_S))
+        try:
+            async with aiohttp.ClientSession(timeout=timeout, headers=self._headers) as session:
+                async with session.get(url) as response:
+                    return response.status, await response.read()
+        except (asyncio.TimeoutError, TimeoutError):
+            raise PreflightError(f"cannot reach {self.base_url}: no answer within {timeout.total:g} s; "
+                                 "is the server up? Nothing was sent") from None
+        except aiohttp.ClientError as err:
+            raise PreflightError(f"cannot reach {self.base_url}: {_connection_problem(err)}; is the server running "
+                                 "at that address (--wait-for-server waits for one that is starting)? "
+                                 "Nothing was sent") from None
 
     async def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
         """Run requests with ``concurrency`` workers and yield outcomes as they complete.

@@ -371,7 +371,7 @@ class VllmBackend:
             "engine_kwargs": {key: repr(value) for key, value in sorted(self.engine_kwargs.items())},
         }
 
-    async def preflight(self) -> None:
+    async def preflight(self, wait_s: float = 0.0) -> None:
         """Nothing left to check: the constructor loaded the tokenizer and config (the model exists
         and has a chat template), and the engine is sized by the prompts, so it loads with them."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import socket
+import threading
 import time
 from collections import Counter
 
@@ -22,6 +23,7 @@ from eval.backends.openai_compat import (
 from eval.cli import main
 from eval.runner import ErrorBudgetExceeded, RunFailed, describe_failures, run
 
+from tests.support.openai_stub import StubServer
 from tests.support.releases import (  # noqa: F401 - eval_release and release_rows are fixtures
     CONFIGS,
     MODEL,
@@ -478,3 +480,19 @@ def test_parse_completion_reads_text_reasoning_and_usage():
     for bad in ({}, {"choices": []}, {"choices": [{}]}, [], {"choices": [{"message": {"content": 5}}]}):
         with pytest.raises(ValueError):
             parse_completion(bad)
+
+
+def test_wait_for_server_reaches_a_server_that_starts_late(eval_release, release_rows, tmp_path):
+    """--wait-for-server: the preflight keeps trying a refused port until the server listens."""
+    script = make_script(release_rows, models=(MODEL,))
+    port = closed_port()
+    server = StubServer(script, port=port)
+    starter = threading.Timer(1.0, server.start)
+    starter.start()
+    try:
+        spec = make_spec(eval_release, f"http://127.0.0.1:{port}/v1", tmp_path / "run", limit=1, wait_for_server_s=30)
+        outcome = run(spec, backend=fast_backend(spec), progress=False)
+    finally:
+        starter.join()
+        server.stop()
+    assert outcome.new_samples == len(CONFIGS) and outcome.results["complete"] is True

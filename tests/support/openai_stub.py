@@ -128,18 +128,19 @@ def make_app(script: Script) -> web.Application:
 class StubServer:
     """A running stub: ``base_url`` to point the harness at, ``stop()`` to shut it down."""
 
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, port: int = 0) -> None:
+        """A stub for ``script``, to listen on ``port`` once started (0: any free port)."""
         self.script = script
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
-        self.port = 0
+        self.port = port
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
         runner = web.AppRunner(make_app(self.script), access_log=None)
         self._loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
+        site = web.TCPSite(runner, "127.0.0.1", self.port)
         self._loop.run_until_complete(site.start())
         self.port = runner.addresses[0][1]
         self._runner = runner

@@ -28,7 +28,7 @@ class ScriptedBackend:
     def describe(self) -> dict[str, Any]:
         return {"backend": "scripted"}
 
-    async def preflight(self) -> None:
+    async def preflight(self, wait_s: float = 0.0) -> None:
         self.preflights += 1
 
     async def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
