@@ -11,7 +11,7 @@ import click
 
 from eval.backends import BACKENDS
 from eval.backends.base import BackendError, PreflightError
-from eval.runner import MIN_SAMPLES_FOR_ERROR_BUDGET
+from eval.failures import MIN_SAMPLES_FOR_ERROR_BUDGET
 from eval.store import JUDGE, RESULTS, RunDirectory
 from eval.task import TaskOptions
 from needlework import __version__

@@ -13,7 +13,6 @@ import hashlib
 import json
 import re
 import time
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
@@ -23,6 +22,7 @@ from tqdm.auto import tqdm
 from eval.backends import BackendName, backend_for
 from eval.backends.base import Backend, BackendError, Outcome, Request
 from eval.benchmarks import get_task, task_name_for_row
+from eval.failures import MIN_SAMPLES_FOR_ERROR_BUDGET, ErrorBudgetExceeded, RunFailed, describe_failures
 from eval.release import Release, open_release
 from eval.results import SCHEMA_VERSION, aggregate_scores, count_outcomes, score_samples, usage_and_timing
 from eval.selection import RowSelection
@@ -34,36 +34,6 @@ from needlework import __version__
 
 DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}
 RESERVED_GENERATION_KEYS = frozenset({"model", "messages", "prompt", "stream", "n"})
-MIN_SAMPLES_FOR_ERROR_BUDGET = 20
-"""The error budget is checked once this many samples of an invocation finished: a smaller run is
-never stopped by it, but one whose samples all failed still exits non-zero (:class:`RunFailed`)."""
-ERROR_KINDS_SHOWN = 3
-
-
-class ErrorBudgetExceeded(NeedleworkError, RuntimeError):
-    """Too many samples failed; the run stopped early and can be resumed."""
-
-    exit_status = 3
-
-
-class RunFailed(NeedleworkError, RuntimeError):
-    """Every sample of the run failed: it has no score. Its records are kept; re-running resumes."""
-
-    exit_status = 3
-
-
-def describe_failures(errors: Iterable[Mapping[str, Any]]) -> str:
-    """The most frequent error kinds with counts and an example each:
-    ``10 connection (connection refused ...), 2 timeout (no response within 600 s)``."""
-    errors = list(errors)
-    counts = Counter(e["kind"] for e in errors)
-    example = {}
-    for error in errors:
-        example.setdefault(error["kind"], str(error.get("message") or "")[:160])
-    shown = [f"{n} {kind} ({example[kind]})" if example[kind] else f"{n} {kind}"
-             for kind, n in counts.most_common(ERROR_KINDS_SHOWN)]
-    rest = sum(counts.values()) - sum(n for _, n in counts.most_common(ERROR_KINDS_SHOWN))
-    return ", ".join(shown) + (f", {rest} other" if rest else "")
 
 
 @dataclass(frozen=True)
