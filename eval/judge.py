@@ -85,7 +85,7 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
 
         def requests() -> Iterator[tuple[Request, Stub]]:
             for config in info["configs"]:
-                for row in release.iter_rows(config, info["split"], info.get("limit"), selection.keeps):
+                for row in release.iter_rows(config, info["split"], info.get("limit"), selection.where()):
                     entry = wanted.get((config, row["id"]))
                     if entry is None:
                         continue

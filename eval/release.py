@@ -11,9 +11,10 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Collection, Iterator, Mapping
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from needlework.errors import InputError, ReleaseError
@@ -66,10 +67,12 @@ class Release:
         return int(self.split_info(config, split)["rows"])
 
     def iter_rows(self, config: str, split: str, limit: int | None = None,
-                  keep: Callable[[dict[str, Any]], bool] | None = None) -> Iterator[dict[str, Any]]:
+                  where: Mapping[str, Collection[Any]] | None = None) -> Iterator[dict[str, Any]]:
         """Stream the rows of a split in release order, ``ROW_BATCH`` rows in memory at a time.
 
-        Only rows ``keep`` accepts are yielded (all without it), the first ``limit`` of them.
+        With ``where`` (column -> values), only rows whose columns hold one of their values are
+        yielded, filtered in Arrow before any row becomes a Python dict; ``limit`` keeps the first
+        of those.
         """
         remaining = self.num_rows(config, split) if limit is None else limit
         for name in self.split_info(config, split)["files"]:
@@ -77,15 +80,25 @@ class Release:
             try:
                 batches = pq.ParquetFile(path).iter_batches(batch_size=ROW_BATCH)
                 for batch in batches:
-                    for row in batch.to_pylist():
+                    for row in _matching(batch, where).to_pylist():
                         if remaining <= 0:
                             return
-                        if keep is not None and not keep(row):
-                            continue
                         remaining -= 1
                         yield row
             except (OSError, pa.ArrowException) as err:
                 raise InputError(str(path), None, None, f"unreadable Parquet shard ({err})") from err
+
+
+def _matching(batch: pa.RecordBatch, where: Mapping[str, Collection[Any]] | None) -> pa.RecordBatch:
+    """The rows of ``batch`` whose columns hold one of ``where``'s values (all rows without it)."""
+    if not where:
+        return batch
+    masks = [pc.is_in(batch.column(column), value_set=pa.array(list(values), type=batch.schema.field(column).type))
+             for column, values in where.items()]
+    mask = masks[0]
+    for more in masks[1:]:
+        mask = pc.and_(mask, more)
+    return batch.filter(mask)
 
 
 def open_release(dataset: str, revision: str | None = None) -> Release:

@@ -130,7 +130,7 @@ def tasked_rows(spec: RunSpec, release: Release, configs: Iterable[str] | None =
                 ) -> Iterator[tuple[str, dict[str, Any], str, Task]]:
     """(config, row, task name, task) for every row the run covers, in release order."""
     for config in spec.configs if configs is None else configs:
-        for row in release.iter_rows(config, spec.split, spec.limit, spec.select.keeps):
+        for row in release.iter_rows(config, spec.split, spec.limit, spec.select.where()):
             task_name = task_name_for_row(release.benchmark, row)
             yield config, row, task_name, get_task(task_name, spec.task_options)
 

@@ -49,9 +49,13 @@ class RowSelection:
         """The options as typed: ``--lengths 4096,8192 --buckets 4k-7k``."""
         return " ".join(f"--{name} {','.join(map(str, values))}" for name, values in self._given())
 
+    def where(self) -> dict[str, frozenset[Any]]:
+        """Column -> selected values, as :meth:`eval.release.Release.iter_rows` filters by them."""
+        return {SELECTED_COLUMNS[name]: frozenset(values) for name, values in self._given()}
+
     def keeps(self, row: Mapping[str, Any]) -> bool:
         """Whether ``row`` holds a selected value in every selected column."""
-        return all(row.get(SELECTED_COLUMNS[name]) in values for name, values in self._given())
+        return all(row.get(column) in values for column, values in self.where().items())
 
     def check(self, release: Release, configs: Iterable[str], split: str) -> None:
         """Fail early, naming the option, when a config lacks its column or a value matches no row.
