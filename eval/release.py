@@ -108,14 +108,19 @@ def open_release(dataset: str, revision: str | None = None) -> Release:
         if revision is not None:
             raise ReleaseError(f"{dataset}: --revision applies to Hub datasets, not local folders")
         return _open_local(folder, dataset)
-    guess = did_you_mean(closest_release_folders(folder))
     if folder.suffix or dataset.startswith((".", "/")) or dataset.count("/") != 1:
-        raise ReleaseError(f"{dataset}: no such release folder, and not a Hub dataset id (owner/name)"
-                           + (f"; {guess}" if guess else ""))
+        raise ReleaseError(_with_guess(f"{dataset}: no such release folder, and not a Hub dataset id (owner/name)",
+                                       folder))
     try:
         return _open_hub(dataset, revision)
     except ReleaseError as err:
-        raise ReleaseError(f"{err}; {guess}" if guess else str(err)) from err
+        raise ReleaseError(_with_guess(str(err), folder)) from err
+
+
+def _with_guess(message: str, folder: Path) -> str:
+    """``message``, plus the closest sibling release when ``folder`` looks like a mistyped one."""
+    guess = did_you_mean(closest_release_folders(folder))
+    return f"{message}; {guess}" if guess else message
 
 
 def _parse_manifest(path: Path) -> tuple[dict[str, Any], str]:
