@@ -6,7 +6,7 @@ Adding a benchmark adds one line here (its module's :class:`builders.base.Builde
 
 from __future__ import annotations
 
-from builders import haystackcraft, needlebench, rulerv2, sequential_niah, world
+from builders import embs, haystackcraft, needlebench, rulerv2, sequential_niah, world
 from builders.base import Builder
 from needlework.errors import SpecError
 
@@ -16,6 +16,7 @@ BUILDERS: tuple[Builder, ...] = (
     world.BUILDER,
     haystackcraft.BUILDER,
     sequential_niah.BUILDER,
+    embs.BUILDER,
 )
 
 

@@ -27,11 +27,19 @@ LENGTH_SIGMA = 0.75
 
 @dataclass(frozen=True, slots=True)
 class Article:
-    """One rendered article: its title, plain text and the entities it links to (in order)."""
+    """One rendered article: its title, plain text and the entities it links to (in order).
+
+    ``parts`` are the lead, each non-empty section and the see-also list, in order
+    (``text == "\n\n".join(parts)``); ``fact_sentences[i]`` is the sentence stating the entity's
+    ``i``-th fact (``world.facts_of[entity][i]``), so a piece of the article states exactly the facts
+    whose sentences it contains (EverMemBench-S atomizes articles at these boundaries).
+    """
 
     title: str
     text: str
     links: tuple[int, ...]
+    parts: tuple[str, ...] = ()
+    fact_sentences: tuple[str, ...] = ()
 
 
 def format_time(time: str, lex: Lexicon) -> str:
@@ -86,9 +94,11 @@ def render_article(world: World, entity_id: int, lex: Lexicon) -> Article:
     headings = {section: structure.choice(lex.sections[section]) for section in sections}
     body: dict[str, list[str]] = {s: [] for s in sections}
     links: list[int] = []
+    stated: list[str] = []
     for fact in world.facts_of[e.id]:
         section = RELATION_BY_NAME[fact.relation].section
-        body[section if section in body else sections[0]].append(fact_sentence(world, e, fact, lex, structure))
+        stated.append(fact_sentence(world, e, fact, lex, structure))
+        body[section if section in body else sections[0]].append(stated[-1])
         if fact.object is not None and fact.object not in links:
             links.append(fact.object)
 
@@ -127,7 +137,7 @@ def render_article(world: World, entity_id: int, lex: Lexicon) -> Article:
     if see_also:
         parts.append(lex.see_also + "\n" + lex.list_sep.join(world.name(o, lang) for o in see_also))
         links.extend(o for o in see_also if o not in links)
-    return Article(name, "\n\n".join(parts), tuple(links))
+    return Article(name, "\n\n".join(parts), tuple(links), tuple(parts), tuple(stated))
 
 
 

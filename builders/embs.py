@@ -1,0 +1,317 @@
+"""``needlework build embs``: EverMemBench-S as a release (paper §3; spec ../shared/specs/evermembench-s.md).
+
+The pipeline:
+
+1. **MemoryBank** (``memorybank``): documents with integer ``doc_id`` from a seeded permutation, each
+   counted once as serialized (``[DocID=n]`` header and blank line included).
+2. **Queries** (``queries``) with RefLists: single-source and multi-source by Track 1 (rewriting) and
+   Track 2 (atomization), de-duplicated and calibrated under the build retriever.
+3. **Collisions** (``collisions``): the top-k nearest non-RefList documents of each query over the
+   whole bank and the twins of its path entities, labelled conflict / hard negative / false negative.
+4. **Ladder** (``ladder``, ``contexts-<scale>``): nested corpora from 64K domain corpora to the bank.
+5. **Retrieval regime** (``qrels``, ``rankings``, ``retrieval``): BM25 and dense over every ladder
+   corpus, scored as Table 3 (A.5).
+
+The default is the synthetic world, offline and exact; real sources (the official release, raw
+benchmarks of Table 5) come through ``builders/sources/embs_*.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import datasets
+import numpy as np
+from tqdm.auto import tqdm
+
+from builders.base import Builder, wrote_line
+from builders.card import CardFacts
+from builders.embs_ranking import (
+    RETRIEVERS,
+    Bank,
+    rank_ladder,
+    retrieval_rows,
+    table3_markdown,
+)
+from builders.embs_world import compose_queries, grow
+from builders.options import option, parse_names
+from builders.release import ReleaseWriter, base_manifest
+from generators.embs.ladder import Corpus, build_ladder
+from generators.embs.prompts import (
+    DOCUMENT_TEMPLATE,
+    instructions,
+    render_document,
+    serialize_corpus,
+)
+from generators.embs.spec import (
+    BENCHMARK,
+    DEFAULT_MATERIALIZE,
+    MAX_SCALE,
+    LadderSpec,
+    QuerySpec,
+    scale_sort_key,
+)
+from generators.world.schema import DOMAINS
+from needlework.errors import BudgetError, SpecError
+from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
+from needlework.tokens import TokenCounter
+
+TEST = "test"
+_str, _i64, _i32, _i8, _f32, _f64 = (datasets.Value(t) for t in ("string", "int64", "int32", "int8", "float32", "float64"))
+FEATURES: dict[str, datasets.Features] = {
+    "memorybank": datasets.Features({
+        "doc_id": _i64, "title": _str, "text": _str, "lang": _str, "source": _str, "domain": _str, "n_tokens": _i32,
+        "origin": _str, "world_doc_id": _i64, "entity_id": _i64, "piece": _i8, "pieces": _i8,
+    }),
+    "queries": datasets.Features({
+        "qid": _str, "query": _str, "answer": _str, "answers": datasets.List(_str), "ref_list": datasets.List(_i64),
+        "n_refs": _i8, "kind": _str, "track": _str, "hops": _i8, "domain": _str, "lang": _str, "source": _str,
+        "hard_negatives": datasets.List(_i64), "calib_ranks": datasets.List(_i64), "calib_bucket": _str,
+        "entity_id": _i64, "hop_ids": datasets.List(_str),
+    }),
+    "collisions": datasets.Features({
+        "qid": _str, "doc_id": _i64, "rank": _i32, "score": _f32, "label": _str, "labeler": _str, "origin": _str,
+    }),
+    "ladder": datasets.Features({
+        "scale": _str, "tier": _str, "domain": _str, "budget_tokens": _i64, "reserve_tokens": _i32, "corpus_tokens": _i64,
+        "n_docs": _i32, "doc_ids": datasets.List(_i64),
+    }),
+    "qrels": datasets.Features({"query-id": _str, "corpus-id": _i64, "score": _i32}),
+    "rankings": datasets.Features({
+        "qid": _str, "retriever": _str, "scale": _str, "domain": _str, "doc_ids": datasets.List(_i64),
+        "gold": datasets.List(_i64), "gold_ranks": datasets.List(_i64),
+    }),
+    "retrieval": datasets.Features({
+        "retriever": _str, "scale": _str, "r1": _f64, "sr10": _f64, "fr10": _f64, "n_single": _i32, "n_multi": _i32,
+    }),
+}
+CONTEXT_FEATURES = datasets.Features({
+    "scale": _str, "tier": _str, "domain": _str, "input": _str, "n_tokens": _i32, "limit_tokens": _i32,
+    "n_docs": _i32, "tokenizer": _str,
+})
+"""Columns of a ``contexts-<scale>`` config: one serialized corpus per row (the prompt's shared prefix)."""
+
+FACTS = CardFacts(
+    benchmark=BENCHMARK,
+    pretty_name="EverMemBench-S (needlework build)",
+    license="apache-2.0",
+    language=("en", "zh"),
+    task_categories=("question-answering", "text-retrieval"),
+    tags=("long-context", "needle-in-a-haystack", "evermembench", "hard-negatives", "retrieval", "memory"),
+    attribution=(
+        "## Sources and licences\n\n"
+        "The default build uses only needlework's synthetic world (fictional entities, templates and word lists "
+        "written for needlework): released under Apache-2.0."
+    ),
+)
+
+
+def context_config(scale: str) -> str:
+    """The config holding the serialized corpora of one scale."""
+    return f"contexts-{scale}"
+
+
+@dataclass(frozen=True)
+class EmbsBuild:
+    """EverMemBench-S: a MemoryBank, queries with RefLists, collision-tested hard negatives, the 64K-to-bank ladder.
+
+    Attributes:
+        entities: Entities of the synthetic world (one document each, atomized ones several).
+        twin_fraction: Share of world entities given a near-miss twin.
+        domains: Domains with queries (and 64K corpora).
+        queries_per_domain: Queries per domain (half single-source, the rest Track 1 : Track 2 = 1 : 1).
+        max_scale: Largest ladder scale (``max`` = the whole bank).
+        materialize: Largest scale whose serialized corpora are written as ``contexts-<scale>``.
+        decimal: Count K as 1,000 tokens instead of 1,024.
+        generation_reserve: Tokens kept free for the answer in every corpus budget.
+        build_retriever: Retriever of Stages II-III (Track 1 neighbours, de-duplication, calibration, collisions).
+        retrievers: Retrievers of the retrieval regime (``rankings``, ``retrieval``); empty for none.
+        collision_k: Nearest non-RefList documents tested per query.
+        dense_model: Sentence-transformers model ("" = the packaged all-MiniLM-L6-v2).
+        cache: Cache folder for embeddings ("" = the default).
+        seed: Build seed.
+        tokenizer: Tokenizer counting every budget.
+    """
+
+    entities: int = option(3_000, "Entities of the synthetic world (each one document; atomized ones several).")
+    twin_fraction: float = option(0.05, "Share of world entities with a near-miss twin.")
+    domains: tuple[str, ...] = option(DOMAINS, "Comma-separated domains with queries.")
+    queries_per_domain: int = option(24, "Queries per domain (half single-source, half multi-source).")
+    max_scale: str = option(MAX_SCALE, "Largest ladder scale, e.g. 1M, 100M, or max (the whole bank).")
+    materialize: str = option(DEFAULT_MATERIALIZE, "Largest scale written as contexts-<scale> configs ('none' for none).")
+    decimal: bool = option(False, "Count K as 1,000 tokens (default 1,024).")
+    generation_reserve: int = option(1_024, "Tokens kept free for the answer in every corpus budget.")
+    build_retriever: str = option("bm25", "Retriever of Stages II-III: bm25 or dense.")
+    retrievers: tuple[str, ...] = option(RETRIEVERS, "Retrievers ranking every ladder corpus (comma-separated; 'none').",
+                                         parse=lambda t: () if t.strip() == "none" else parse_names(t))
+    collision_k: int = option(10, "Nearest non-RefList documents collision-tested per query.")
+    dense_model: str = option("", "Dense model (default: all-MiniLM-L6-v2 shipped offline; the paper: Qwen3-Embedding-8B).")
+    cache: str = option("", "Cache folder for embeddings (default $NEEDLEWORK_CACHE or ~/.cache/needlework).", record=False)
+    seed: int = option(0, "Build seed.")
+    tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer counting every budget (OURS: the paper does not name one).")
+
+    def __post_init__(self) -> None:
+        self.query_spec()
+        self.ladder_spec()
+        for name in (self.build_retriever, *self.retrievers):
+            if name not in RETRIEVERS:
+                raise SpecError(f"unknown retriever {name!r}; retrievers: {', '.join(RETRIEVERS)}")
+        if self.materialize != "none" and self.materialize != MAX_SCALE:
+            scale_sort_key(self.materialize)
+
+    def query_spec(self) -> QuerySpec:
+        """The query set's constants (validated there)."""
+        return QuerySpec(domains=self.domains, per_domain=self.queries_per_domain, collision_k=self.collision_k)
+
+    def ladder_spec(self) -> LadderSpec:
+        """The ladder's constants (validated there)."""
+        return LadderSpec(unit=1000 if self.decimal else 1024, generation_reserve=self.generation_reserve, max_scale=self.max_scale)
+
+    def materialized(self, scale: str) -> bool:
+        """Whether a scale's corpora are written as ``contexts-<scale>``."""
+        return self.materialize != "none" and scale_sort_key(scale) <= scale_sort_key(self.materialize)
+
+
+@dataclass
+class BuildReport:
+    """What a build wrote, and the Table 3 layout of its retrieval metrics."""
+
+    out: Path
+    rows: dict[str, int] = field(default_factory=dict)
+    short: dict[str, int] = field(default_factory=dict)
+    table3: str = ""
+
+    def lines(self) -> list[str]:
+        """The rows written, any quota a small world could not fill, and Table 3."""
+        lines = [wrote_line(self.out, self.rows)]
+        if self.short:
+            lines.append("queries short of their quota (domain/track: missing): "
+                         + ", ".join(f"{k}: {v}" for k, v in self.short.items()))
+        if self.table3:
+            lines.append(self.table3)
+        return lines
+
+
+def reserves(queries: list[dict[str, Any]], domains: tuple[str, ...], tokens: TokenCounter, generation_reserve: int) -> dict[str, int]:
+    """Per domain (and ``all``): the longest instruction + query of its queries, plus the generation reserve."""
+    need: dict[str, int] = {d: 0 for d in (*domains, "all")}
+    for q in queries:
+        longest = max(tokens.count_batch(list(instructions(q["query"]))).tolist())
+        need[q["domain"]] = max(need[q["domain"]], longest)
+        need["all"] = max(need["all"], longest)
+    return {d: n + generation_reserve for d, n in need.items()}
+
+
+def ladder_rows(ladder: list[Corpus]) -> Iterator[dict[str, Any]]:
+    """``ladder`` rows: one per corpus, doc ids in serialization order."""
+    for c in ladder:
+        yield {"scale": c.scale, "tier": c.tier, "domain": c.domain, "budget_tokens": c.budget_tokens,
+               "reserve_tokens": c.reserve_tokens, "corpus_tokens": c.corpus_tokens, "n_docs": len(c.doc_ids),
+               "doc_ids": c.doc_ids.tolist()}
+
+
+def context_row(corpus: Corpus, titles: list[str], texts: list[str], tokens: TokenCounter) -> dict[str, Any]:
+    """A serialized corpus, verified with one count: it must fit ``budget - reserve`` (else the counts were wrong)."""
+    text = serialize_corpus(render_document(d, titles[d], texts[d]) for d in corpus.doc_ids.tolist())
+    measured = tokens.count(text)
+    limit = corpus.budget_tokens - corpus.reserve_tokens
+    if measured > limit:
+        raise BudgetError(f"{corpus.scale}/{corpus.domain}: the serialized corpus has {measured:,} tokens, over its "
+                          f"limit of {limit:,} (predicted {corpus.corpus_tokens:,}); document counts did not add up")
+    return {"scale": corpus.scale, "tier": corpus.tier, "domain": corpus.domain, "input": text, "n_tokens": measured,
+            "limit_tokens": limit, "n_docs": len(corpus.doc_ids), "tokenizer": tokens.name}
+
+
+def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, progress: bool = True) -> BuildReport:
+    """Build an EMB-S release at ``out`` (replacing a previous release there atomically).
+
+    Raises:
+        BudgetError: A domain's gold documents do not fit its 64K corpus.
+    """
+    tokens = tokens or load_tokenizer(spec.tokenizer)
+    world = grow(spec.entities, spec.twin_fraction, spec.seed)
+
+    def bank_of(titles: list[str], texts: list[str]) -> Bank:
+        return Bank(titles, texts, dense_model=spec.dense_model or None, cache_dir=spec.cache or None, progress=progress)
+
+    wbank, bank, queries, collisions, stages = compose_queries(world, spec.query_spec(), spec.build_retriever, bank_of,
+                                                               spec.seed, tokens, progress)
+    domains = tuple(d for d in spec.domains if any(q["domain"] == d for q in queries))
+    gold = {d: [r for q in queries if q["domain"] == d for r in q["ref_list"]] for d in domains}
+    negatives = {d: [r for q in queries if q["domain"] == d for r in q["hard_negatives"]] for d in domains}
+    need = reserves(queries, domains, tokens, spec.generation_reserve)
+    ladder = build_ladder(wbank.n_tokens, wbank.domains, domains, gold, negatives, need, spec.ladder_spec(), spec.seed, DOMAINS)
+    ranked = list(rank_ladder(spec.retrievers, bank, ladder, queries, progress=progress))
+    table = retrieval_rows(ranked)
+    report = BuildReport(Path(out), short=stages.short, table3=table3_markdown(table) if table else "")
+    manifest = base_manifest(BENCHMARK, spec, tokens, {"world": f"synthetic(entities={spec.entities}, seed={spec.seed})"})
+    manifest.update({
+        "bank": {"documents": len(wbank.titles), "tokens": int(wbank.n_tokens.sum()), "entities": spec.entities},
+        "unit_tokens_per_k": spec.ladder_spec().unit, "generation_reserve": spec.generation_reserve,
+        "document_template": DOCUMENT_TEMPLATE, "reserves": need,
+        "stages": {"candidates": dict(stages.candidates), "near_duplicates": stages.duplicates, "conflicts": stages.conflicts,
+                   "false_negatives": stages.false_negatives, "kept": dict(stages.kept), "short": stages.short},
+        "collision_labeler": "oracle", "build_retriever": spec.build_retriever,
+    })
+    contexts = sorted({c.scale for c in ladder if spec.materialized(c.scale)}, key=scale_sort_key)
+    with ReleaseWriter(out, FACTS, manifest) as release:
+        release.card_fields["table3"] = report.table3 or "(no retrievers were run)"
+        release.card_fields["bank_stats"] = _bank_stats(wbank.n_tokens, queries, ladder)
+        for config in [*FEATURES, *(context_config(s) for s in contexts)]:
+            release.declare(config, features(config))
+        bar = tqdm(total=len(wbank.titles), desc="write bank", unit="doc", disable=not progress)
+        tables: dict[str, Any] = {
+            "memorybank": (wbank.row(d) for d in range(len(wbank.titles))),
+            "queries": queries, "collisions": collisions, "ladder": ladder_rows(ladder),
+            "qrels": ({"query-id": q["qid"], "corpus-id": r, "score": 1} for q in queries for r in q["ref_list"]),
+            "rankings": ({"qid": r.qid, "retriever": r.retriever, "scale": r.scale, "domain": r.domain, "doc_ids": r.doc_ids,
+                          "gold": r.gold, "gold_ranks": r.gold_ranks} for r in ranked),
+            "retrieval": table,
+        }
+        for config, rows in tables.items():
+            report.rows[config] = 0
+            release.open_split(config, TEST)
+            for row in rows:
+                release.write(config, TEST, row)
+                report.rows[config] += 1
+                if config == "memorybank":
+                    bar.update(1)
+        bar.close()
+        for scale in contexts:
+            config = context_config(scale)
+            report.rows[config] = 0
+            for corpus in (c for c in ladder if c.scale == scale):
+                release.write(config, TEST, context_row(corpus, wbank.titles, wbank.texts, tokens))
+                report.rows[config] += 1
+    return report
+
+
+def _bank_stats(n_tokens: np.ndarray, queries: list[dict[str, Any]], ladder: list[Corpus]) -> str:
+    kinds = {k: sum(1 for q in queries if q["track"] == k) for k in ("none", "rewrite", "atomize")}
+    scales = ", ".join(f"{s} ({n})" for s, n in _scale_counts(ladder))
+    return (f"- MemoryBank: {len(n_tokens):,} documents, {int(n_tokens.sum()):,} tokens (mean {float(n_tokens.mean()):,.0f})\n"
+            f"- queries: {len(queries)} ({kinds['none']} single-source, {kinds['rewrite']} Track 1, {kinds['atomize']} Track 2)\n"
+            f"- ladder scales (corpora): {scales}")
+
+
+def _scale_counts(ladder: list[Corpus]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for c in ladder:
+        counts[c.scale] = counts.get(c.scale, 0) + 1
+    return sorted(counts.items(), key=lambda kv: scale_sort_key(kv[0]))
+
+
+def features(config: str) -> datasets.Features:
+    """The features of a config: a table of :data:`FEATURES`, or a ``contexts-<scale>`` config."""
+    return FEATURES.get(config, CONTEXT_FEATURES)
+
+
+def demo_spec(seed: int, tokenizer: str) -> EmbsBuild:
+    """A small instance: 2,000 entities (about 1.2M tokens), 4 queries per domain, BM25, contexts up to 512K."""
+    return EmbsBuild(entities=2_000, queries_per_domain=4, retrievers=("bm25",), materialize="512K", seed=seed, tokenizer=tokenizer)
+
+
+BUILDER = Builder(id=BENCHMARK, spec=EmbsBuild, features=features, facts=FACTS, build=build, demo=demo_spec)

@@ -1,0 +1,210 @@
+"""EMB-S's retrievers over the MemoryBank: the build retriever (Stages II-III) and the retrieval regime.
+
+Two corpus-level scorers, one protocol (``CorpusScorer``: corpus doc ids and queries -> scores):
+
+- **dense**: document scores do not depend on the corpus, so the bank is embedded once and each
+  ladder corpus is a mask of the full score matrix (exact; spec §5);
+- **BM25**: IDF depends on the corpus, so each corpus gets its own index (bm25s, as
+  ``builders.retrieval.bm25``). Chinese text is indexed as overlapping character bigrams (bm25s's
+  word regex would read a whole clause as one token), queries alike.
+
+Rankings keep the top 100 of each (query, corpus) and every gold document's exact rank within the
+corpus; the ``retrieval`` rows are Table 3's R@1 / SR@10 / FR@10 (A.5) per retriever and scale.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from builders.retrieval.base import ranks_of, top_k
+from builders.retrieval.bm25 import BM25Retriever, tokenize
+from generators.embs.ladder import Corpus
+from generators.embs.scoring import fr_at_k, mean_defined, r_at_1, sr_at_k
+from generators.embs.spec import scale_sort_key
+from needlework.errors import SpecError
+
+TOP = 100
+"""Documents kept per ranking row (OURS; also the depth a reranker would take)."""
+K = 10
+"""The paper's cut-off (Table 3)."""
+RETRIEVERS: tuple[str, ...] = ("bm25", "dense")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+CorpusScorer = Callable[[np.ndarray, Sequence[str]], np.ndarray]
+"""``(corpus doc ids, queries) -> (len(queries), len(corpus))`` float32 scores."""
+
+
+def cjk_bigrams(text: str) -> str:
+    """``text`` with every run of CJK characters replaced by its overlapping character bigrams (space-separated)."""
+    def bigrams(match: re.Match[str]) -> str:
+        run = match.group(0)
+        return " " + " ".join(run[i:i + 2] for i in range(max(len(run) - 1, 1))) + " "
+    return _CJK_RUN.sub(bigrams, text)
+
+
+def bm25_document(title: str, text: str) -> str:
+    """How a bank document is indexed by BM25: title and text, Chinese as bigrams."""
+    return cjk_bigrams(f"{title}\n{text}")
+
+
+class Bank:
+    """The MemoryBank's titles and texts by doc id, and the retrievers built over it (lazily)."""
+
+    def __init__(self, titles: Sequence[str], texts: Sequence[str], *, dense_model: str | None = None,
+                 cache_dir: str | None = None, progress: bool = False) -> None:
+        self.titles, self.texts = titles, texts
+        self.dense_model, self.cache_dir, self.progress = dense_model, cache_dir, progress
+        self._dense: Any = None
+        self._bm25: BM25Retriever | None = None
+
+    @property
+    def dense(self) -> Any:
+        """The dense retriever over the whole bank (embeddings cached on disk)."""
+        if self._dense is None:
+            from builders.retrieval.cache import RetrievalCache
+            from builders.retrieval.dense import DenseRetriever
+            self._dense = DenseRetriever(self.titles, self.texts, render=_dense_document, model=self.dense_model,
+                                         cache=RetrievalCache(self.cache_dir), show_progress=self.progress)
+        return self._dense
+
+    @property
+    def bm25(self) -> BM25Retriever:
+        """BM25 over the whole bank."""
+        if self._bm25 is None:
+            self._bm25 = BM25Retriever(self.titles, self.texts, render=bm25_document)
+        return self._bm25
+
+    def score_all(self, retriever: str, queries: Sequence[str]) -> np.ndarray:
+        """``(len(queries), n_docs)`` scores of every bank document."""
+        if retriever == "dense":
+            return np.asarray(self.dense.score_all(list(queries)))
+        if retriever == "bm25":
+            return np.asarray(self.bm25.score_all([cjk_bigrams(q) for q in queries]))
+        raise SpecError(f"unknown retriever {retriever!r}; retrievers: {', '.join(RETRIEVERS)}")
+
+    def query_vectors(self, retriever: str, queries: Sequence[str]) -> np.ndarray:
+        """Vectors for near-duplicate detection: dense query embeddings, or hashed bags of BM25 tokens."""
+        if retriever == "dense":
+            return self.dense.encode_queries(list(queries))
+        from generators.embs.calibration import hashed_bag_of_words
+        return hashed_bag_of_words(tokenize([cjk_bigrams(q) for q in queries]))
+
+    def neighbours(self, retriever: str, doc_id: int, k: int) -> np.ndarray:
+        """The ``k`` documents nearest a bank document (itself excluded) under ``retriever``."""
+        if retriever == "dense":
+            emb = np.asarray(self.dense.embeddings)
+            scores = (emb @ emb[doc_id])[None, :]
+        else:
+            scores = self.score_all("bm25", [f"{self.titles[doc_id]}\n{self.texts[doc_id]}"])
+        scores = scores.copy()
+        scores[0, doc_id] = -np.inf
+        return top_k(scores, k).doc_ids[0]
+
+    def scorer(self, retriever: str) -> CorpusScorer:
+        """The corpus scorer of a retriever: dense masks the bank's scores; BM25 indexes each corpus."""
+        if retriever == "dense":
+            memo: dict[tuple[str, ...], np.ndarray] = {}
+
+            def dense_scores(corpus: np.ndarray, queries: Sequence[str]) -> np.ndarray:
+                key = tuple(queries)
+                if key not in memo:
+                    memo.clear()
+                    memo[key] = self.score_all("dense", queries)
+                return memo[key][:, corpus]
+            return dense_scores
+        if retriever == "bm25":
+            def bm25_scores(corpus: np.ndarray, queries: Sequence[str]) -> np.ndarray:
+                if len(corpus) == len(self.titles):
+                    return self.score_all("bm25", queries)[:, corpus]
+                ids = corpus.tolist()
+                index = BM25Retriever([self.titles[i] for i in ids], [self.texts[i] for i in ids], render=bm25_document)
+                return np.asarray(index.score_all([cjk_bigrams(q) for q in queries]))
+            return bm25_scores
+        raise SpecError(f"unknown retriever {retriever!r}; retrievers: {', '.join(RETRIEVERS)}")
+
+
+def _dense_document(title: str, text: str) -> str:
+    return f"{title}\n{text}"
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One (query, corpus) ranking: the top documents and each gold document's rank in the corpus."""
+
+    qid: str
+    retriever: str
+    scale: str
+    domain: str
+    doc_ids: list[int]
+    gold: list[int]
+    gold_ranks: list[int]
+
+
+def rank_corpus(retriever: str, scorer: CorpusScorer, corpus: Corpus, qids: Sequence[str], queries: Sequence[str],
+                golds: Sequence[Sequence[int]], top: int = TOP) -> list[Ranked]:
+    """Rank one corpus for its queries: top ``top`` doc ids and exact gold ranks (ties to the smaller doc id)."""
+    members = np.sort(corpus.doc_ids)
+    scores = scorer(members, queries)
+    position = {d: i for i, d in enumerate(members.tolist())}
+    rows = []
+    for row, (qid, gold) in enumerate(zip(qids, golds)):
+        best = members[top_k(scores[row:row + 1], top).doc_ids[0]].tolist()
+        ranks = ranks_of(scores[row], np.asarray([position[g] for g in gold], dtype=np.int64)).tolist()
+        rows.append(Ranked(qid, retriever, corpus.scale, corpus.domain, best, list(gold), ranks))
+    return rows
+
+
+def rank_ladder(retrievers: Sequence[str], bank: Bank, ladder: Sequence[Corpus], queries: Sequence[Mapping[str, Any]],
+                progress: bool = False) -> Iterator[Ranked]:
+    """Every (retriever, corpus, query) ranking: domain corpora rank their domain's queries, shared ones all."""
+    steps = len(retrievers) * len(ladder)
+    bar = tqdm(total=steps, desc="rank ladder", unit="corpus", disable=not progress)
+    for retriever in retrievers:
+        scorer = bank.scorer(retriever)
+        for corpus in ladder:
+            mine = [q for q in queries if corpus.domain in ("all", q["domain"])]
+            if mine:
+                yield from rank_corpus(retriever, scorer, corpus, [q["qid"] for q in mine], [q["query"] for q in mine],
+                                       [q["ref_list"] for q in mine])
+            bar.update(1)
+    bar.close()
+
+
+def retrieval_rows(ranked: Sequence[Ranked], k: int = K) -> list[dict[str, Any]]:
+    """Table 3's cells: per retriever and scale, R@1 (single-source), SR@k (all), FR@k (multi-source) (A.5)."""
+    groups: dict[tuple[str, str], list[Ranked]] = {}
+    for r in ranked:
+        groups.setdefault((r.retriever, r.scale), []).append(r)
+    rows = []
+    for (retriever, scale), items in sorted(groups.items(), key=lambda kv: (RETRIEVERS.index(kv[0][0]) if kv[0][0] in RETRIEVERS else 9,
+                                                                         kv[0][0], scale_sort_key(kv[0][1]))):
+        r1, n_single = mean_defined([r_at_1(r.doc_ids, r.gold) for r in items])
+        fr, n_multi = mean_defined([fr_at_k(r.doc_ids, r.gold, k) for r in items])
+        sr, _ = mean_defined([sr_at_k(r.doc_ids, r.gold, k) for r in items])
+        rows.append({"retriever": retriever, "scale": scale, "r1": r1, "sr10": sr, "fr10": fr,
+                     "n_single": n_single, "n_multi": n_multi})
+    return rows
+
+
+def table3_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The ``retrieval`` rows laid out as the paper's Table 3: a row per retriever, R@1/SR@10/FR@10 per scale."""
+    scales = sorted({r["scale"] for r in rows}, key=scale_sort_key)
+    retrievers = list(dict.fromkeys(r["retriever"] for r in rows))
+    cell = {(r["retriever"], r["scale"]): r for r in rows}
+    fmt = lambda v: "–" if v is None else f"{v:.3f}"
+    head = "| retriever | " + " | ".join(f"{s} R@1 | {s} SR@10 | {s} FR@10" for s in scales) + " |"
+    sep = "|---|" + "---:|" * (3 * len(scales))
+    body = []
+    for name in retrievers:
+        cells = []
+        for s in scales:
+            r = cell.get((name, s))
+            cells += ["–"] * 3 if r is None else [fmt(r["r1"]), fmt(r["sr10"]), fmt(r["fr10"])]
+        body.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join([head, sep, *body])

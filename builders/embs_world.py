@@ -1,0 +1,195 @@
+"""EMB-S Stages I-III on the synthetic world: the MemoryBank, the queries, their collision tests.
+
+The world is grown once; the bank renders each entity in its one language (atomized entities as
+pieces); token counts are taken once per document as serialized (``[DocID=n]`` header, blank line
+included). Queries are composed exactly (:mod:`generators.embs.world_queries`), de-duplicated and
+calibrated under the build retriever over the whole bank, then collision-tested with the exact
+oracle (:mod:`generators.embs.collisions`). The first ``quota`` survivors of each domain and track
+(in candidate order) are the query set.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from builders.embs_ranking import Bank
+from builders.retrieval.base import ranks_of, top_k
+from generators.embs.calibration import difficulty, keep_distinct
+from generators.embs.collisions import Verdict, apply_verdicts, oracle_label
+from generators.embs.prompts import render_document
+from generators.embs.spec import QuerySpec
+from generators.embs.world_bank import (
+    Entry,
+    bank_entries,
+    doc_id_permutation,
+    entity_langs,
+    render_entry,
+    stated_facts,
+)
+from generators.embs.world_queries import (
+    WorldQuery,
+    candidate_order,
+    compose_rest,
+    plan_atomization,
+    twins_of,
+)
+from generators.world.growth import grow_world
+from generators.world.model import World
+from generators.world.schema import DOMAINS, KIND_BY_ID
+from generators.world.solver import FactSolver
+from generators.world.spec import LANGS, WorldSpec
+from needlework.tokens import TokenCounter
+
+COUNT_BATCH = 1024
+
+
+@dataclass
+class WorldBank:
+    """The world's MemoryBank in doc-id order, and what the later stages need to know about it."""
+
+    world: World
+    langs: list[str]
+    entries: list[Entry]
+    entry_of_doc: np.ndarray
+    doc_of_entry: dict[tuple[int, int], int]
+    titles: list[str]
+    texts: list[str]
+    n_tokens: np.ndarray
+    domains: np.ndarray
+
+    def doc_lang(self, doc: int) -> str:
+        """The language of a document."""
+        return self.langs[self.entries[int(self.entry_of_doc[doc])].entity]
+
+    def row(self, doc: int) -> dict[str, Any]:
+        """The ``memorybank`` row of a document."""
+        entry = self.entries[int(self.entry_of_doc[doc])]
+        lang = self.langs[entry.entity]
+        return {"doc_id": doc, "title": self.titles[doc], "text": self.texts[doc], "lang": lang, "source": "world",
+                "domain": DOMAINS[int(self.domains[doc])], "n_tokens": int(self.n_tokens[doc]), "origin": entry.origin,
+                "world_doc_id": 2 * entry.entity + LANGS.index(lang), "entity_id": entry.entity,
+                "piece": entry.piece, "pieces": entry.pieces}
+
+
+@dataclass
+class WorldStages:
+    """Counts of what Stages II and III did, for the manifest and the build report."""
+
+    candidates: Counter = field(default_factory=Counter)
+    duplicates: int = 0
+    conflicts: int = 0
+    false_negatives: int = 0
+    kept: Counter = field(default_factory=Counter)
+    short: dict[str, int] = field(default_factory=dict)
+
+
+def grow(entities: int, twin_fraction: float, seed: int) -> World:
+    """The world of ``entities`` entities (both lexicons available; each entity is written in one language)."""
+    return grow_world(WorldSpec(docs=entities, langs=LANGS, twin_fraction=twin_fraction, questions=0), seed)
+
+
+def build_bank(world: World, atomized: dict[int, list[tuple[int, int]]], langs: list[str], seed: int,
+               tokens: TokenCounter, progress: bool) -> WorldBank:
+    """Render every bank document in doc-id order and count its serialized tokens once."""
+    entries = bank_entries(len(world.entities), atomized)
+    doc_ids = doc_id_permutation(len(entries), seed)
+    entry_of_doc = np.argsort(doc_ids)
+    titles: list[str] = []
+    texts: list[str] = []
+    n_tokens = np.empty(len(entries), dtype=np.int64)
+    bar = tqdm(total=len(entries), desc="render bank", unit="doc", disable=not progress)
+    for start in range(0, len(entries), COUNT_BATCH):
+        stop = min(start + COUNT_BATCH, len(entries))
+        rendered = []
+        for doc in range(start, stop):
+            entry = entries[int(entry_of_doc[doc])]
+            title, text = render_entry(world, entry, langs[entry.entity])
+            title, text = tokens.normalize(title), tokens.normalize(text)
+            titles.append(title)
+            texts.append(text)
+            rendered.append(render_document(doc, title, text))
+        n_tokens[start:stop] = tokens.count_batch(rendered)
+        bar.update(stop - start)
+    bar.close()
+    domains = np.array([DOMAINS.index(KIND_BY_ID[world.entities[entries[int(i)].entity].kind].domain) for i in entry_of_doc], dtype=np.int8)
+    doc_of_entry = {(e.entity, e.piece): int(doc_ids[i]) for i, e in enumerate(entries)}
+    return WorldBank(world, langs, entries, entry_of_doc, doc_of_entry, titles, texts, n_tokens, domains)
+
+
+def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any, seed: int, tokens: TokenCounter,
+                    progress: bool) -> tuple[WorldBank, Bank, list[dict[str, Any]], list[dict[str, Any]], WorldStages]:
+    """Stages I-III on the world: returns the bank, its retrievers, the query rows and the collision rows.
+
+    ``bank_of(titles, texts)`` makes the :class:`Bank` (the builder passes its retriever settings).
+    """
+    langs = entity_langs(world, seed)
+    solver = FactSolver(world.facts())
+    quotas = spec.quotas()
+    orders = {d: candidate_order(world, d, seed) for d in spec.domains}
+    atom_queries, atomized = plan_atomization(world, solver, langs, orders, quotas, seed)
+    wbank = build_bank(world, atomized, langs, seed, tokens, progress)
+    bank: Bank = bank_of(wbank.titles, wbank.texts)
+
+    def neighbours(entity: int) -> list[int]:
+        near = bank.neighbours(retriever, wbank.doc_of_entry[(entity, 0)], spec.neighbours)
+        return [wbank.entries[int(wbank.entry_of_doc[d])].entity for d in near.tolist()]
+
+    candidates = atom_queries + compose_rest(world, solver, langs, orders, quotas, seed, neighbours, set(atomized))
+    stages = WorldStages(candidates=Counter(q.track for q in candidates))
+    texts = [q.query for q in candidates]
+    keep = keep_distinct(bank.query_vectors(retriever, texts), spec.dedup_threshold)
+    stages.duplicates = int((~keep).sum())
+    survivors = [q for q, k in zip(candidates, keep) if k]
+    scores = bank.score_all(retriever, [q.query for q in survivors])
+    twins = twins_of(world)
+    queries, collisions = [], []
+    taken: Counter = Counter()
+    for row, query in enumerate(survivors):
+        if taken[(query.domain, query.track)] >= quotas[query.track]:
+            continue
+        refs = [wbank.doc_of_entry[r] for r in query.refs]
+        verdicts = _verdicts(query, refs, scores[row], wbank, twins, spec.collision_k)
+        tested = apply_verdicts(refs, verdicts)
+        if tested.dropped:
+            stages.conflicts += 1
+            continue
+        stages.false_negatives += len(tested.ref_list) - len(refs)
+        taken[(query.domain, query.track)] += 1
+        ranks = ranks_of(scores[row], np.asarray(tested.ref_list, dtype=np.int64)).tolist()
+        queries.append(_query_row(query, tested.ref_list, tested.hard_negatives, ranks))
+        collisions += [{"qid": queries[-1]["qid"], **vars(v)} for v in verdicts]
+    stages.kept = Counter(q["track"] for q in queries)
+    stages.short = {f"{d}/{t}": quotas[t] - taken[(d, t)] for d in spec.domains for t in quotas if taken[(d, t)] < quotas[t]}
+    return wbank, bank, queries, collisions, stages
+
+
+def _verdicts(query: WorldQuery, refs: Sequence[int], scores: np.ndarray, wbank: WorldBank, twins: dict[int, list[int]],
+              k: int) -> list[Verdict]:
+    """The oracle's labels for the top-k non-RefList documents and the path entities' twins."""
+    hits = top_k(scores[None, :], k + len(refs)).doc_ids[0].tolist()
+    retrieved = [d for d in hits if d not in refs][:k]
+    twin_docs = [wbank.doc_of_entry[(t, 0)] for e in query.path for t in twins.get(e, ()) if (t, 0) in wbank.doc_of_entry]
+    extra = [d for d in dict.fromkeys(twin_docs) if d not in retrieved and d not in refs]
+    ranks = ranks_of(scores, np.asarray(retrieved + extra, dtype=np.int64)).tolist()
+    verdicts = []
+    for i, doc in enumerate(retrieved + extra):
+        entry = wbank.entries[int(wbank.entry_of_doc[doc])]
+        label = oracle_label(query.required, stated_facts(wbank.world, entry, wbank.langs[entry.entity]))
+        verdicts.append(Verdict(doc, int(ranks[i]), float(scores[doc]), label, "oracle", "retrieved" if i < len(retrieved) else "twin"))
+    return verdicts
+
+
+def _query_row(query: WorldQuery, ref_list: Sequence[int], hard_negatives: Sequence[int], ranks: Sequence[int]) -> dict[str, Any]:
+    return {
+        "qid": f"embs/{query.key}", "query": query.query, "answer": query.answer, "answers": [query.answer],
+        "ref_list": list(ref_list), "n_refs": len(ref_list), "kind": "single" if len(ref_list) == 1 else "multi",
+        "track": query.track, "hops": len(query.hops), "domain": query.domain, "lang": query.lang, "source": "world",
+        "hard_negatives": list(hard_negatives), "calib_ranks": list(ranks), "calib_bucket": difficulty(ranks),
+        "entity_id": query.path[0], "hop_ids": list(query.hops),
+    }

@@ -1,0 +1,46 @@
+"""Stage II's end: near-duplicate removal and difficulty calibration (§3.3, A.1.2; thresholds OURS).
+
+The paper uses Qwen3-Embedding-8B for both and gives no rule. needlework drops a query whose
+vector has cosine similarity >= the threshold with an earlier kept query (greedy, candidate order),
+and buckets each query by the exact ranks of its gold documents over the whole bank under the
+calibration retriever: ``easy`` (all in the top 10), ``medium`` (top 100), ``hard`` (deeper).
+Every bucket is kept; the bucket is recorded per query.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+
+HASH_DIM = 2**12
+"""Width of the hashed bag-of-words vectors used when the build retriever has no embeddings."""
+
+
+def keep_distinct(vectors: np.ndarray, threshold: float) -> np.ndarray:
+    """Boolean mask: row ``i`` is kept unless its cosine with an earlier kept row is >= ``threshold``."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=np.float64), where=norms > 0)
+    keep = np.zeros(len(vectors), dtype=bool)
+    kept: list[int] = []
+    for i in range(len(vectors)):
+        if not kept or float(np.max(unit[kept] @ unit[i])) < threshold:
+            keep[i] = True
+            kept.append(i)
+    return keep
+
+
+def hashed_bag_of_words(token_lists: Sequence[Sequence[str]], dim: int = HASH_DIM) -> np.ndarray:
+    """Term-count vectors with tokens hashed (crc32, stable across processes) into ``dim`` buckets."""
+    out = np.zeros((len(token_lists), dim), dtype=np.float32)
+    for row, tokens in enumerate(token_lists):
+        for token in tokens:
+            out[row, zlib.crc32(token.encode("utf-8")) % dim] += 1.0
+    return out
+
+
+def difficulty(gold_ranks: Sequence[int]) -> str:
+    """``easy`` if every gold document ranks in the top 10, ``medium`` in the top 100, else ``hard``."""
+    worst = max(gold_ranks)
+    return "easy" if worst <= 10 else "medium" if worst <= 100 else "hard"

@@ -1,0 +1,129 @@
+"""EMB-S's id, its scale labels and the frozen spec of the query set and ladder.
+
+Scales are token budgets of the evidence pool (paper §3.4), written ``64K`` ... ``1M`` ... and
+``max`` for the whole MemoryBank. The paper never says whether K is 1,000 or 1,024 nor which
+tokenizer measures S (spec §1, "Inconsistencies"): needlework counts with the build's tokenizer and
+K = 1,024 by default (OURS), ``decimal=True`` gives K = 1,000.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from generators.world.schema import DOMAINS
+from needlework.errors import SpecError
+
+BENCHMARK = "embs"
+"""EMB-S's one id: release name, card template, part of every RNG key."""
+
+DOMAIN_SCALES: tuple[str, ...] = ("64K", "128K", "256K")
+"""Domain-conditioned tiers: the 64K domain-isolated corpus, then inter-domain mixing (§3.4)."""
+SHARED_SCALE = "512K"
+"""The union of the eight 64K domain corpora (§3.4); its size is not a budget."""
+MAX_SCALE = "max"
+"""The whole MemoryBank (326M tokens in the paper)."""
+PAPER_EXTRA_SCALES: tuple[str, ...] = ("10M", "30M", "100M", "200M", "326M")
+"""Scales the paper's tables and release name besides the powers of two (Table 3: 30M, 326M)."""
+DEFAULT_MATERIALIZE = "1M"
+"""Largest scale whose serialized corpus is written as a ``contexts-<scale>`` config by default."""
+TRACKS: tuple[str, ...] = ("none", "rewrite", "atomize")
+"""How a query's RefList was formed: single-source, Track 1 (rewriting), Track 2 (atomization)."""
+LABELS: tuple[str, ...] = ("conflict", "hard_negative", "false_negative")
+"""Stage III outcomes (§3.3, A.1.3)."""
+
+_SCALE = re.compile(r"^(\d+)([KM])$")
+
+
+def scale_tokens(label: str, unit: int = 1024) -> int:
+    """The token budget a scale label stands for: ``64K`` -> 64 * unit, ``1M`` -> unit * unit.
+
+    Raises:
+        SpecError: ``label`` is not ``<n>K`` or ``<n>M`` (``max`` has no fixed budget).
+    """
+    match = _SCALE.match(label)
+    if not match:
+        raise SpecError(f"scale {label!r} is not of the form <n>K or <n>M (e.g. 64K, 1M, 326M)")
+    n, suffix = int(match.group(1)), match.group(2)
+    return n * unit if suffix == "K" else n * unit * unit
+
+
+def scale_sort_key(label: str) -> tuple[int, int]:
+    """Orders scale labels by size, ``max`` last."""
+    return (1, 0) if label == MAX_SCALE else (0, scale_tokens(label))
+
+
+def global_scales(bank_tokens: int, unit: int = 1024, extras: tuple[str, ...] = PAPER_EXTRA_SCALES) -> tuple[str, ...]:
+    """Scales from 1M up: powers of two below the bank's size, the paper's extras that fit, then ``max`` (§3.4)."""
+    labels: set[str] = set()
+    n = 1
+    while scale_tokens(f"{n}M", unit) < bank_tokens:
+        labels.add(f"{n}M")
+        n *= 2
+    labels.update(label for label in extras if scale_tokens(label, unit) < bank_tokens)
+    return (*sorted(labels, key=scale_sort_key), MAX_SCALE)
+
+
+@dataclass(frozen=True)
+class QuerySpec:
+    """How many queries of each kind, and the constants of Stages II and III that the paper leaves open.
+
+    Attributes:
+        domains: The domains to build queries for (the paper's eight by default).
+        per_domain: Queries per domain (OURS: 24, so gold documents and hard negatives fill at most
+            about 60% of a 64K domain corpus; the paper has ~60, the card ~153).
+        single_share: Share of single-source queries; the rest split 1:1 between the tracks.
+        neighbours: Track 1: the added hop's document must be among the RefDoc's top this-many
+            neighbours under the build retriever (OURS).
+        collision_k: Stage III: nearest non-RefList documents verified per query (OURS; the paper's k is not given).
+        dedup_threshold: Queries whose vectors have cosine >= this with a kept query are dropped (OURS).
+    """
+
+    domains: tuple[str, ...] = DOMAINS
+    per_domain: int = 24
+    single_share: float = 0.5
+    neighbours: int = 20
+    collision_k: int = 10
+    dedup_threshold: float = 0.95
+
+    def __post_init__(self) -> None:
+        unknown = [d for d in self.domains if d not in DOMAINS]
+        if not self.domains or unknown or len(set(self.domains)) != len(self.domains):
+            raise SpecError(f"domains must be distinct values from {', '.join(DOMAINS)}, got {', '.join(self.domains) or '(none)'}")
+        if self.per_domain < 1:
+            raise SpecError(f"queries per domain must be at least 1, got {self.per_domain}")
+        if not 0.0 <= self.single_share <= 1.0:
+            raise SpecError(f"single_share must be in [0, 1], got {self.single_share}")
+        if self.neighbours < 1 or self.collision_k < 1:
+            raise SpecError(f"neighbours and collision_k must be at least 1, got {self.neighbours}, {self.collision_k}")
+        if not 0.0 < self.dedup_threshold <= 1.0:
+            raise SpecError(f"dedup_threshold must be in (0, 1], got {self.dedup_threshold}")
+
+    def quotas(self) -> dict[str, int]:
+        """Queries per track in each domain: single-source first, the rest split 1:1 (rewrite gets the odd one)."""
+        single = round(self.per_domain * self.single_share)
+        multi = self.per_domain - single
+        return {"none": single, "rewrite": multi - multi // 2, "atomize": multi // 2}
+
+
+@dataclass(frozen=True)
+class LadderSpec:
+    """The reference-corpus ladder (§3.4).
+
+    Attributes:
+        unit: Tokens per K (1,024, OURS; 1,000 with ``--decimal``).
+        generation_reserve: Tokens kept free for the answer in every corpus's budget (OURS: 1,024).
+        max_scale: The largest scale built (``max`` = the whole bank).
+    """
+
+    unit: int = 1024
+    generation_reserve: int = 1024
+    max_scale: str = MAX_SCALE
+
+    def __post_init__(self) -> None:
+        if self.unit not in (1000, 1024):
+            raise SpecError(f"unit must be 1000 or 1024 tokens per K, got {self.unit}")
+        if not 0 <= self.generation_reserve < scale_tokens("64K", self.unit) // 2:
+            raise SpecError(f"generation_reserve must be in [0, 32K), got {self.generation_reserve}")
+        if self.max_scale != MAX_SCALE:
+            scale_tokens(self.max_scale)

@@ -1,0 +1,248 @@
+"""EMB-S queries on the synthetic world: single-source, Track 1 (rewriting) and Track 2 (atomization).
+
+Every query is exact: the independent :class:`FactSolver` confirms one answer for its hop chain.
+
+- **Single-source** (|RefList| = 1): a 1-hop question about an entity; RefList = its article.
+- **Track 1, retrieval-guided rewriting** (§3.3, A.1.2): a 2-hop question from an entity ``s``
+  through ``m`` whose article is among the nearest neighbours of ``s``'s article under the build
+  retriever, so the added document is near and supplies the complementary constraint; RefList =
+  both articles (``m`` is written in ``s``'s language).
+- **Track 2, atomization**: ``s``'s article is cut at section boundaries into 2-3 pieces that replace
+  it in the bank, and a conjunction question asks two facts stated in different pieces, so no single
+  piece suffices (checked) while the two together do; RefList = those two pieces.
+
+Candidates are drawn per domain from one seeded order of the domain's entities, a surplus beyond
+the quota so de-duplication and collision testing can drop some (the builder keeps the first
+``quota`` survivors of each domain and track in candidate order).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from generators.embs.spec import BENCHMARK
+from generators.embs.world_bank import article, piece_ranges
+from generators.seeding import rng_for
+from generators.world.model import Fact, World
+from generators.world.schema import HOPS, KIND_BY_ID, Hop
+from generators.world.solver import FactSolver, Unsolvable
+from generators.world.tables import LEXICONS
+
+SURPLUS = 1.5
+"""Candidates drawn per quota slot, so filters that drop queries still leave the quota (OURS)."""
+CONJUNCTION: dict[str, str] = {"en": "Answer both questions. {first} {second}", "zh": "请回答两个问题：{first}{second}"}
+"""Track 2's question: two hop questions about one entity (new templates, OURS)."""
+ANSWER_JOINER: dict[str, str] = {"en": "; ", "zh": "；"}
+HOPS_OF_TYPE: dict[str, tuple[Hop, ...]] = {
+    t: tuple(h for h in HOPS if t in h.subjects) for t in {t for h in HOPS for t in h.subjects}
+}
+
+RefKey = tuple[int, int]
+"""A bank entry as ``(entity, piece)``; piece 0 is the whole article."""
+Neighbours = Callable[[int], Sequence[int]]
+"""Entity -> the entities whose documents are nearest its article under the build retriever."""
+
+
+@dataclass(frozen=True)
+class WorldQuery:
+    """A composed query before collision testing.
+
+    Attributes:
+        key: Stable id: ``{domain}/{track}/e{start}``.
+        query, answer, lang, domain: The question, its answer text, language and domain (the RefDoc's).
+        track: ``none`` (single-source), ``rewrite`` (Track 1) or ``atomize`` (Track 2).
+        hops: Hop ids the question reads, in order.
+        path: Entities whose documents the question needs (start first).
+        required: The facts the answer is read from (one per hop).
+        refs: The RefList as bank entries.
+    """
+
+    key: str
+    query: str
+    answer: str
+    lang: str
+    domain: str
+    track: str
+    hops: tuple[str, ...]
+    path: tuple[int, ...]
+    required: tuple[Fact, ...]
+    refs: tuple[RefKey, ...]
+
+
+def candidate_order(world: World, domain: str, seed: int) -> list[int]:
+    """The domain's non-twin entities in one seeded order: where every track draws its candidates."""
+    ids = [e.id for e in world.entities if e.twin_of is None and KIND_BY_ID[e.kind].domain == domain]
+    order = rng_for(seed, BENCHMARK, "candidates", domain).permutation(len(ids))
+    return [ids[i] for i in order.tolist()]
+
+
+def surplus(quota: int) -> int:
+    """Candidates to draw for a quota."""
+    return math.ceil(quota * SURPLUS) + 1 if quota else 0
+
+
+def _answer_text(world: World, answer: int | str, lang: str) -> str:
+    return answer if isinstance(answer, str) else world.name(answer, lang)
+
+
+def required_fact(world: World, subject: int, hop: Hop, answer: int | str) -> Fact:
+    """The fact of ``subject`` that answers ``hop`` with ``answer`` (an entity id, or a year)."""
+    for fact in world.facts_of[subject]:
+        if fact.relation != hop.relation:
+            continue
+        if (hop.answer == "year" and fact.time and fact.time[:4] == answer) or (hop.answer == "entity" and fact.object == answer):
+            return fact
+    raise Unsolvable(f"entity {subject} states no {hop.relation} fact answering {answer!r}")
+
+
+def _one_hop(world: World, solver: FactSolver, entity: int) -> list[tuple[Hop, int | str]]:
+    """Every 1-hop question about ``entity`` with exactly one answer, as (hop, answer)."""
+    found = []
+    relations = {f.relation for f in world.facts_of[entity]}
+    for hop in HOPS_OF_TYPE.get(world.entities[entity].type, ()):
+        if hop.relation not in relations:
+            continue
+        try:
+            found.append((hop, solver.solve(entity, [hop.relation], hop.answer).answer))
+        except Unsolvable:
+            continue
+    return found
+
+
+def single_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int) -> WorldQuery | None:
+    """A single-source 1-hop question about ``entity``, or None if it has no uniquely answered hop."""
+    options = _one_hop(world, solver, entity)
+    if not options:
+        return None
+    hop, answer = options[int(rng_for(seed, BENCHMARK, "single", entity).integers(len(options)))]
+    lex = LEXICONS[lang]
+    return WorldQuery(
+        f"{domain}/none/e{entity}", lex.hops[hop.id][1].format(x=world.name(entity, lang)), _answer_text(world, answer, lang),
+        lang, domain, "none", (hop.id,), (entity,), (required_fact(world, entity, hop, answer),), ((entity, 0),),
+    )
+
+
+def rewrite_query(
+    world: World, solver: FactSolver, entity: int, langs: Sequence[str], domain: str, seed: int,
+    neighbours: Neighbours, excluded: set[int],
+) -> WorldQuery | None:
+    """A Track 1 two-hop question through a near, same-language, non-atomized neighbour, or None."""
+    lang = langs[entity]
+    near: set[int] | None = None
+    options = []
+    for hop1, mid in _one_hop(world, solver, entity):
+        if hop1.answer != "entity" or not isinstance(mid, int) or mid in excluded or mid == entity:
+            continue
+        if world.entities[mid].twin_of is not None or langs[mid] != lang:
+            continue
+        if near is None:
+            near = set(neighbours(entity))
+        if mid not in near:
+            continue
+        for hop2, answer in _one_hop(world, solver, mid):
+            options.append((hop1, mid, hop2, answer))
+    if not options:
+        return None
+    hop1, mid, hop2, answer = options[int(rng_for(seed, BENCHMARK, "rewrite", entity).integers(len(options)))]
+    lex = LEXICONS[lang]
+    text = lex.hops[hop2.id][1].format(x=lex.hops[hop1.id][0].format(x=world.name(entity, lang)))
+    required = (required_fact(world, entity, hop1, mid), required_fact(world, mid, hop2, answer))
+    return WorldQuery(
+        f"{domain}/rewrite/e{entity}", text, _answer_text(world, answer, lang), lang, domain, "rewrite",
+        (hop1.id, hop2.id), (entity, mid), required, ((entity, 0), (mid, 0)),
+    )
+
+
+def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int) -> tuple[WorldQuery, list[tuple[int, int]]] | None:
+    """A Track 2 conjunction question and the piece ranges of the atomized article, or None.
+
+    The two facts asked for sit in different pieces; each piece is checked to state at most one
+    of them and the two pieces together both.
+    """
+    art = article(world, entity, lang)
+    facts = world.facts_of[entity]
+    located = []
+    for hop, answer in _one_hop(world, solver, entity):
+        fact = required_fact(world, entity, hop, answer)
+        sentence = art.fact_sentences[facts.index(fact)]
+        part = next((i for i, p in enumerate(art.parts) if sentence in p), None)
+        if part is not None and part > 0:
+            located.append((hop, answer, fact, part))
+    pairs = [(a, b) for a in located for b in located if a[3] < b[3]]
+    if not pairs:
+        return None
+    rng = rng_for(seed, BENCHMARK, "atomize", entity)
+    first, second = pairs[int(rng.integers(len(pairs)))]
+    cuts = [second[3]]
+    others = [i for i in range(1, len(art.parts)) if i != second[3]]
+    if others and rng.random() < 0.5:
+        cuts.append(others[int(rng.integers(len(others)))])
+    ranges = piece_ranges(len(art.parts), cuts)
+    piece_of = [next(k for k, (a, b) in enumerate(ranges) if a <= part < b) for part in (first[3], second[3])]
+    sentences = [art.fact_sentences[facts.index(f[2])] for f in (first, second)]
+    texts = ["\n\n".join(art.parts[a:b]) for a, b in ranges]
+    if any(all(s in t for s in sentences) for t in texts) or piece_of[0] == piece_of[1]:
+        return None
+    lex = LEXICONS[lang]
+    name = world.name(entity, lang)
+    text = CONJUNCTION[lang].format(first=lex.hops[first[0].id][1].format(x=name), second=lex.hops[second[0].id][1].format(x=name))
+    answer = ANSWER_JOINER[lang].join(_answer_text(world, f[1], lang) for f in (first, second))
+    query = WorldQuery(
+        f"{domain}/atomize/e{entity}", text, answer, lang, domain, "atomize", (first[0].id, second[0].id), (entity,),
+        (first[2], second[2]), tuple((entity, k + 1) for k in piece_of),
+    )
+    return query, ranges
+
+
+def plan_atomization(
+    world: World, solver: FactSolver, langs: Sequence[str], orders: Mapping[str, list[int]], quotas: Mapping[str, int], seed: int,
+) -> tuple[list[WorldQuery], dict[int, list[tuple[int, int]]]]:
+    """Track 2 candidates of every domain and the piece ranges of each atomized entity (before the bank exists)."""
+    queries: list[WorldQuery] = []
+    atomized: dict[int, list[tuple[int, int]]] = {}
+    for domain, order in orders.items():
+        want = surplus(quotas["atomize"])
+        for entity in order:
+            if want == 0:
+                break
+            found = atomize_query(world, solver, entity, langs[entity], domain, seed)
+            if found is not None:
+                queries.append(found[0])
+                atomized[entity] = found[1]
+                want -= 1
+    return queries, atomized
+
+
+def compose_rest(
+    world: World, solver: FactSolver, langs: Sequence[str], orders: Mapping[str, list[int]], quotas: Mapping[str, int],
+    seed: int, neighbours: Neighbours, atomized: set[int],
+) -> list[WorldQuery]:
+    """Track 1 and single-source candidates of every domain, one query per start entity, none touching an atomized one."""
+    queries: list[WorldQuery] = []
+    for domain, order in orders.items():
+        want = {"rewrite": surplus(quotas["rewrite"]), "none": surplus(quotas["none"])}
+        for entity in order:
+            if not any(want.values()):
+                break
+            if entity in atomized:
+                continue
+            query = None
+            if want["rewrite"]:
+                query = rewrite_query(world, solver, entity, langs, domain, seed, neighbours, atomized)
+            if query is None and want["none"]:
+                query = single_query(world, solver, entity, langs[entity], domain, seed)
+            if query is not None:
+                queries.append(query)
+                want[query.track] -= 1
+    return queries
+
+
+def twins_of(world: World) -> dict[int, list[int]]:
+    """Original entity -> its twins."""
+    found: dict[int, list[int]] = {}
+    for twin in world.twins:
+        found.setdefault(twin.original, []).append(twin.twin)
+    return found
+
