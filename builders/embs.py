@@ -18,6 +18,7 @@ benchmarks of Table 5) come through ``builders/sources/embs_*.py``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +78,7 @@ FEATURES: dict[str, datasets.Features] = {
     }),
     "ladder": datasets.Features({
         "scale": _str, "tier": _str, "domain": _str, "budget_tokens": _i64, "reserve_tokens": _i32, "corpus_tokens": _i64,
-        "n_docs": _i32, "doc_ids": datasets.List(_i64),
+        "next_tokens": _i32, "n_docs": _i32, "doc_ids": datasets.List(_i64),
     }),
     "qrels": datasets.Features({"query-id": _str, "corpus-id": _i64, "score": _i32}),
     "rankings": datasets.Features({
@@ -183,6 +184,7 @@ class BuildReport:
     rows: dict[str, int] = field(default_factory=dict)
     short: dict[str, int] = field(default_factory=dict)
     table3: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """The rows written, any quota a small world could not fill, and Table 3."""
@@ -209,7 +211,8 @@ def ladder_rows(ladder: list[Corpus]) -> Iterator[dict[str, Any]]:
     """``ladder`` rows: one per corpus, doc ids in serialization order."""
     for c in ladder:
         yield {"scale": c.scale, "tier": c.tier, "domain": c.domain, "budget_tokens": c.budget_tokens,
-               "reserve_tokens": c.reserve_tokens, "corpus_tokens": c.corpus_tokens, "n_docs": len(c.doc_ids),
+               "reserve_tokens": c.reserve_tokens, "corpus_tokens": c.corpus_tokens, "next_tokens": c.next_tokens,
+               "n_docs": len(c.doc_ids),
                "doc_ids": c.doc_ids.tolist()}
 
 
@@ -232,21 +235,26 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         BudgetError: A domain's gold documents do not fit its 64K corpus.
     """
     tokens = tokens or load_tokenizer(spec.tokenizer)
+    clock = _Stopwatch()
     world = grow(spec.entities, spec.twin_fraction, spec.seed)
+    clock.lap("world")
 
     def bank_of(titles: list[str], texts: list[str]) -> Bank:
         return Bank(titles, texts, dense_model=spec.dense_model or None, cache_dir=spec.cache or None, progress=progress)
 
     wbank, bank, queries, collisions, stages = compose_queries(world, spec.query_spec(), spec.build_retriever, bank_of,
                                                                spec.seed, tokens, progress)
+    clock.lap("bank_and_queries")
     domains = tuple(d for d in spec.domains if any(q["domain"] == d for q in queries))
     gold = {d: [r for q in queries if q["domain"] == d for r in q["ref_list"]] for d in domains}
     negatives = {d: [r for q in queries if q["domain"] == d for r in q["hard_negatives"]] for d in domains}
     need = reserves(queries, domains, tokens, spec.generation_reserve)
     ladder = build_ladder(wbank.n_tokens, wbank.domains, domains, gold, negatives, need, spec.ladder_spec(), spec.seed, DOMAINS)
+    clock.lap("ladder")
     ranked = list(rank_ladder(spec.retrievers, bank, ladder, queries, progress=progress))
     table = retrieval_rows(ranked)
-    report = BuildReport(Path(out), short=stages.short, table3=table3_markdown(table) if table else "")
+    clock.lap("retrieval")
+    report = BuildReport(Path(out), short=stages.short, table3=table3_markdown(table) if table else "", seconds=clock.seconds)
     manifest = base_manifest(BENCHMARK, spec, tokens, {"world": f"synthetic(entities={spec.entities}, seed={spec.seed})"})
     manifest.update({
         "bank": {"documents": len(wbank.titles), "tokens": int(wbank.n_tokens.sum()), "entities": spec.entities},
@@ -280,13 +288,28 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
                 if config == "memorybank":
                     bar.update(1)
         bar.close()
+        clock.lap("write")
         for scale in contexts:
             config = context_config(scale)
             report.rows[config] = 0
             for corpus in (c for c in ladder if c.scale == scale):
                 release.write(config, TEST, context_row(corpus, wbank.titles, wbank.texts, tokens))
                 report.rows[config] += 1
+        clock.lap("contexts")
     return report
+
+
+class _Stopwatch:
+    """Wall-clock seconds per build stage (the report's ``seconds``; benchmarks/embs.py reads them)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.seconds[stage] = round(now - self._last, 3)
+        self._last = now
 
 
 def _bank_stats(n_tokens: np.ndarray, queries: list[dict[str, Any]], ladder: list[Corpus]) -> str:

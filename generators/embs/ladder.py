@@ -50,6 +50,8 @@ class Corpus:
         budget_tokens: The scale's token budget (the bank's size for ``max``).
         reserve_tokens: Tokens kept for the instruction, query and answer.
         corpus_tokens: The serialized corpus's tokens (sum of its documents' counts).
+        next_tokens: Tokens of the next document of the corpus's fill order, the one that did not
+            fit (0 when the order was exhausted): the record that the corpus is maximal.
         doc_ids: Members in serialization order.
     """
 
@@ -59,6 +61,7 @@ class Corpus:
     budget_tokens: int
     reserve_tokens: int
     corpus_tokens: int
+    next_tokens: int
     doc_ids: np.ndarray
 
 
@@ -82,10 +85,13 @@ def _seeded(ids: np.ndarray, seed: int, key: str) -> np.ndarray:
     return ids[rng_for(seed, BENCHMARK, "ladder", key).permutation(len(ids))]
 
 
-def _corpus(scale: str, tier: str, domain: str, budget: int, reserve: int, members: np.ndarray,
+def _corpus(scale: str, tier: str, domain: str, budget: int, reserve: int, fill: np.ndarray, n: int,
             doc_tokens: np.ndarray, seed: int) -> Corpus:
+    """The corpus of the first ``n`` documents of the fill order ``fill``, in its seeded serialization order."""
+    members = fill[:n]
     order = members[rng_for(seed, BENCHMARK, "ladder-order", f"{scale}/{domain}").permutation(len(members))]
-    return Corpus(scale, tier, domain, budget, reserve, int(doc_tokens[members].sum()), order)
+    following = int(doc_tokens[fill[n]]) if n < len(fill) else 0
+    return Corpus(scale, tier, domain, budget, reserve, int(doc_tokens[members].sum()), following, order)
 
 
 def build_ladder(
@@ -134,9 +140,9 @@ def build_ladder(
         taken = set(gold_ids.tolist()) | set(negatives.tolist())
         rest = _seeded(np.asarray([i for i in in_domain.tolist() if i not in taken], dtype=np.int64), seed, f"{domain}/64K")
         order = np.concatenate([gold_ids, negatives, rest])
-        n = max(_prefix(order, doc_tokens, available), len(gold_ids))
+        n = _prefix(order, doc_tokens, available)
         base[domain] = order[:n]
-        corpora.append(_corpus("64K", "domain", domain, budget64, reserves[domain], base[domain], doc_tokens, seed))
+        corpora.append(_corpus("64K", "domain", domain, budget64, reserves[domain], order, n, doc_tokens, seed))
     wanted = [s for s in DOMAIN_SCALES[1:] if _within(s, spec)]
     for domain in domains:
         own = set(base[domain].tolist())
@@ -145,10 +151,11 @@ def build_ladder(
         for scale in wanted:
             budget = scale_tokens(scale, unit)
             n = max(_prefix(order, doc_tokens, budget - reserves[domain]), len(base[domain]))
-            corpora.append(_corpus(scale, "mixed", domain, budget, reserves[domain], order[:n], doc_tokens, seed))
+            corpora.append(_corpus(scale, "mixed", domain, budget, reserves[domain], order, n, doc_tokens, seed))
     shared = _unique(np.concatenate([base[d] for d in domains]))
     if _within(SHARED_SCALE, spec):
-        corpora.append(_corpus(SHARED_SCALE, "shared", "all", scale_tokens(SHARED_SCALE, unit), reserves["all"], shared, doc_tokens, seed))
+        corpora.append(_corpus(SHARED_SCALE, "shared", "all", scale_tokens(SHARED_SCALE, unit), reserves["all"], shared,
+                               len(shared), doc_tokens, seed))
     rest = _seeded(np.setdiff1d(np.arange(len(doc_tokens), dtype=np.int64), shared), seed, "global")
     order = np.concatenate([shared, rest])
     bank_tokens = int(doc_tokens.sum())
@@ -156,11 +163,11 @@ def build_ladder(
         if not _within(scale, spec):
             continue
         if scale == MAX_SCALE:
-            corpora.append(_corpus(scale, "global", "all", bank_tokens, reserves["all"], order, doc_tokens, seed))
+            corpora.append(_corpus(scale, "global", "all", bank_tokens, reserves["all"], order, len(order), doc_tokens, seed))
             continue
         budget = scale_tokens(scale, unit)
         n = max(_prefix(order, doc_tokens, budget - reserves["all"]), len(shared))
-        corpora.append(_corpus(scale, "global", "all", budget, reserves["all"], order[:n], doc_tokens, seed))
+        corpora.append(_corpus(scale, "global", "all", budget, reserves["all"], order, n, doc_tokens, seed))
     return sorted(corpora, key=lambda c: (scale_sort_key(c.scale), list(all_domains).index(c.domain) if c.domain in all_domains else -1))
 
 

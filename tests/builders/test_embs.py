@@ -1,0 +1,238 @@
+"""EMB-S built on the synthetic world: the build checks of spec §9 (1-4, 6, 10) on a small release."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import datasets
+import numpy as np
+import pytest
+
+from builders import embs_world
+from builders.embs import EmbsBuild, build
+from builders.embs_ranking import Bank, rank_corpus, rank_ladder, retrieval_rows
+from builders.embs_world import compose_queries, grow
+from builders.retrieval.dense import DenseRetriever
+from builders.validate import validate_release
+from generators.embs.calibration import hashed_bag_of_words
+from generators.embs.ladder import Corpus
+from generators.embs.spec import QuerySpec, scale_sort_key
+from generators.embs.world_bank import render_entry, stated_facts
+from generators.embs.world_queries import (
+    candidate_order,
+    plan_atomization,
+)
+from generators.world.model import Fact
+from generators.world.solver import FactSolver
+
+SPEC = EmbsBuild(entities=1_600, queries_per_domain=4, retrievers=("bm25",), materialize="512K")
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory, qwen) -> Path:
+    out = tmp_path_factory.mktemp("embs") / "embs"
+    build(SPEC, out, tokens=qwen, progress=False)
+    return out
+
+
+def load(folder: Path, config: str) -> datasets.Dataset:
+    return datasets.load_dataset(str(folder), config, split="test")
+
+
+def hashes(folder: Path) -> dict[str, str]:
+    configs = json.loads((folder / "manifest.json").read_text())["configs"]
+    return {c: v["splits"]["test"]["content_sha256"] for c, v in configs.items()}
+
+
+def test_every_config_loads_and_validates(release: Path) -> None:
+    """Check 10 (small): load_dataset(folder, c) works offline for every config, and validate passes."""
+    manifest = json.loads((release / "manifest.json").read_text())
+    expected = {"memorybank", "queries", "collisions", "ladder", "qrels", "rankings", "retrieval",
+                "contexts-64K", "contexts-128K", "contexts-256K", "contexts-512K"}
+    assert set(manifest["configs"]) == expected
+    for config in expected:
+        assert load(release, config).num_rows == manifest["configs"][config]["splits"]["test"]["rows"] > 0
+    assert validate_release(release) == []
+
+
+def test_same_seed_same_hashes_other_seed_other_rows(release: Path, tmp_path: Path, qwen) -> None:
+    """Check 1: the same seed gives identical content hashes; seed + 1 other ladder doc ids and query order."""
+    again, other = tmp_path / "again", tmp_path / "other"
+    build(SPEC, again, tokens=qwen, progress=False)
+    build(EmbsBuild(**{**vars(SPEC), "seed": 1}), other, tokens=qwen, progress=False)
+    assert hashes(again) == hashes(release)
+    assert load(other, "ladder")["doc_ids"] != load(release, "ladder")["doc_ids"]
+    assert load(other, "queries")["qid"] != load(release, "queries")["qid"]
+
+
+def test_queries_fill_every_domain_and_track(release: Path) -> None:
+    queries = load(release, "queries")
+    tracks = {(q["domain"], q["track"]) for q in queries}
+    assert len(queries) == 8 * 4 and len(tracks) == 8 * 3
+    for q in queries:
+        assert (q["kind"] == "single") == (q["n_refs"] == 1) == (len(q["ref_list"]) == 1)
+        assert q["track"] == "none" or q["n_refs"] >= 2
+
+
+def test_ladder_nesting_and_gold(release: Path) -> None:
+    """Check 2 on the release: gold in C_d^64K, the nested chain, 512K = union, mixing rule, no duplicates."""
+    ladder = load(release, "ladder")
+    bank = load(release, "memorybank")
+    by = {(r["scale"], r["domain"]): set(r["doc_ids"]) for r in ladder}
+    domains = sorted({r["domain"] for r in ladder if r["domain"] != "all"})
+    for q in load(release, "queries"):
+        assert set(q["ref_list"]) <= by[("64K", q["domain"])]
+    for d in domains:
+        assert by[("64K", d)] <= by[("128K", d)] <= by[("256K", d)] <= by[("512K", "all")]
+        assert by[("256K", d)] - by[("64K", d)] <= set().union(*(by[("64K", o)] for o in domains if o != d))
+    assert by[("512K", "all")] == set().union(*(by[("64K", d)] for d in domains))
+    chain = sorted((r for r in ladder if r["domain"] == "all"), key=lambda r: scale_sort_key(r["scale"]))
+    for small, big in zip(chain, chain[1:]):
+        assert set(small["doc_ids"]) <= set(big["doc_ids"])
+    assert set(chain[-1]["doc_ids"]) == set(bank["doc_id"]) and chain[-1]["scale"] == "max"
+    text_hash = {r["doc_id"]: hashlib.sha256(r["text"].encode()).hexdigest() for r in bank}
+    for r in ladder:
+        assert len(set(r["doc_ids"])) == len(r["doc_ids"]) == len({text_hash[d] for d in r["doc_ids"]})
+
+
+def test_contexts_fit_and_are_maximal(release: Path, qwen) -> None:
+    """Check 3: each serialized corpus, counted with one encode, fits budget - reserve, and the next doc would not."""
+    ladder = {(r["scale"], r["domain"]): r for r in load(release, "ladder")}
+    bank = load(release, "memorybank")
+    n_tokens = dict(zip(bank["doc_id"], bank["n_tokens"]))
+    domain_docs = {d: {i for i, dd in zip(bank["doc_id"], bank["domain"]) if dd == d} for d in set(bank["domain"])}
+    longest = max(max(qwen.count(t) for t in _instructions(q)) for q in load(release, "queries"))
+    for config in ("contexts-64K", "contexts-128K", "contexts-256K", "contexts-512K"):
+        for row in load(release, config):
+            corpus = ladder[(row["scale"], row["domain"])]
+            measured = len(qwen.encode(row["input"]))
+            assert measured == row["n_tokens"] == corpus["corpus_tokens"] == sum(n_tokens[d] for d in corpus["doc_ids"])
+            assert measured + longest + SPEC.generation_reserve <= corpus["budget_tokens"]
+            if corpus["next_tokens"]:
+                assert measured + corpus["next_tokens"] > corpus["budget_tokens"] - corpus["reserve_tokens"]
+            elif row["scale"] == "64K":  # its fill order ran out: every document of the domain is in
+                assert domain_docs[row["domain"]] <= set(corpus["doc_ids"])
+            assert row["input"].startswith(f"[DocID={corpus['doc_ids'][0]}]\n")
+
+
+def _instructions(q: dict) -> tuple[str, str]:
+    from generators.embs.prompts import instructions
+    return instructions(q["query"])
+
+
+@pytest.fixture(scope="module")
+def composed(qwen):
+    world = grow(SPEC.entities, SPEC.twin_fraction, SPEC.seed)
+    spec = SPEC.query_spec()
+    return world, *compose_queries(world, spec, "bm25", lambda t, x: Bank(t, x), SPEC.seed, qwen, False)
+
+
+def test_oracle_guarantees(composed) -> None:
+    """Check 4: ref docs state required facts, atomized pieces alone do not suffice, no tested doc states one, twins are hard negatives."""
+    world, wbank, bank, queries, collisions, stages = composed
+    solver = FactSolver(world.facts())
+    langs = wbank.langs
+    spec = SPEC.query_spec()
+    orders = {d: candidate_order(world, d, SPEC.seed) for d in spec.domains}
+    atoms, atomized = plan_atomization(world, solver, langs, orders, spec.quotas(), SPEC.seed)
+    assert atomized.keys() == {e.entity for e in wbank.entries if e.pieces}
+    by_key = {f"embs/{q.key}": q for q in atoms}
+    for q in queries:
+        if q["track"] != "atomize":
+            continue
+        composed_query = by_key[q["qid"]]
+        pieces = [e for e in wbank.entries if e.entity == composed_query.path[0]]
+        required = set(composed_query.required)
+        states = [set(stated_facts(world, e, langs[e.entity])) & required for e in pieces]
+        assert all(s != required for s in states) and set().union(*states) == required
+        for doc in q["ref_list"]:
+            entry = wbank.entries[int(wbank.entry_of_doc[doc])]
+            assert set(stated_facts(world, entry, langs[entry.entity])) & required
+    labels = {(c["qid"], c["doc_id"]): c for c in collisions}
+    twins = [c for c in collisions if c["origin"] == "twin"]
+    assert twins and all(c["label"] == "hard_negative" for c in twins)
+    for q in queries:
+        assert all(labels[(q["qid"], d)]["label"] == "hard_negative" for d in q["hard_negatives"])
+        assert not any(c["label"] == "conflict" for (qid, _), c in labels.items() if qid == q["qid"])
+    assert stages.conflicts == 0
+
+
+def test_injected_conflict_drops_its_query(qwen, monkeypatch) -> None:
+    """Check 4: a document stating a required (subject, relation) with another object drops the query."""
+    world = grow(SPEC.entities, SPEC.twin_fraction, SPEC.seed)
+    spec = QuerySpec(per_domain=4)
+    bank_of = lambda t, x: Bank(t, x)
+    *_, clean, _, _ = compose_queries(world, spec, "bm25", bank_of, SPEC.seed, qwen, False)
+    victim = clean[0]
+    real = embs_world.stated_facts
+
+    def poisoned(world_, entry, lang):
+        facts = real(world_, entry, lang)
+        if entry.entity == victim["entity_id"] + 10**9:
+            return facts
+        return facts + [Fact(victim["entity_id"], r.relation, -1, r.time) for r in world_.facts_of[victim["entity_id"]][:3]]
+
+    monkeypatch.setattr(embs_world, "stated_facts", poisoned)
+    *_, queries, _, stages = compose_queries(world, spec, "bm25", bank_of, SPEC.seed, qwen, False)
+    assert victim["qid"] not in {q["qid"] for q in queries} and stages.conflicts >= 1
+
+
+class HashingEncoder:
+    """A deterministic bag-of-words encoder with sentence-transformers' ``encode`` signature (no model download)."""
+
+    prompts: dict[str, str] = {}
+
+    def encode(self, texts: Sequence[str], **_: object) -> np.ndarray:
+        from builders.embs_ranking import cjk_bigrams
+        from builders.retrieval.bm25 import tokenize
+        vectors = hashed_bag_of_words(tokenize([cjk_bigrams(t) for t in texts]))
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+
+
+def _ladder(release: Path) -> list[Corpus]:
+    return [Corpus(r["scale"], r["tier"], r["domain"], r["budget_tokens"], r["reserve_tokens"], r["corpus_tokens"],
+                   r["next_tokens"], np.asarray(r["doc_ids"], dtype=np.int64)) for r in load(release, "ladder")]
+
+
+def test_gold_first_retriever_scores_one_everywhere(release: Path) -> None:
+    """Check 6: a retriever that ranks the gold documents first scores R@1 = SR@10 = FR@10 = 1 at every scale."""
+    queries = load(release, "queries").to_list()
+    gold_of = {q["query"]: set(q["ref_list"]) for q in queries}
+
+    def gold_first(corpus: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+        return np.array([[1.0 if d in gold_of[t] else 0.0 for d in corpus.tolist()] for t in texts], dtype=np.float32)
+
+    ranked = []
+    for corpus in _ladder(release):
+        mine = [q for q in queries if corpus.domain in ("all", q["domain"])]
+        ranked += rank_corpus("gold", gold_first, corpus, [q["qid"] for q in mine], [q["query"] for q in mine],
+                              [q["ref_list"] for q in mine])
+    rows = retrieval_rows(ranked)
+    assert len(rows) == len({c.scale for c in _ladder(release)})
+    assert all((r["r1"], r["sr10"], r["fr10"]) == (1.0, 1.0, 1.0) for r in rows)
+
+
+def test_dense_recall_never_rises_with_scale(release: Path) -> None:
+    """Check 6: masked dense scores over nested corpora make SR@10 and FR@10 non-increasing along the chain."""
+    bank_rows = load(release, "memorybank")
+    bank = Bank(bank_rows["title"], bank_rows["text"])
+    bank._dense = DenseRetriever(bank_rows["title"], bank_rows["text"], render=lambda t, x: f"{t}\n{x}",
+                                 model=HashingEncoder(), model_id="hashing-test")
+    queries = load(release, "queries").to_list()
+    rows = retrieval_rows(list(rank_ladder(["dense"], bank, _ladder(release), queries)))
+    rows.sort(key=lambda r: scale_sort_key(r["scale"]))
+    for metric in ("sr10", "fr10"):
+        values = [r[metric] for r in rows]
+        assert values == sorted(values, reverse=True), (metric, values)
+    assert rows[0]["sr10"] > rows[-1]["sr10"]
+
+
+def test_render_entry_pieces_partition_the_article(composed) -> None:
+    world, wbank, *_ = composed
+    entity = next(e.entity for e in wbank.entries if e.pieces)
+    pieces = [e for e in wbank.entries if e.entity == entity]
+    whole = render_entry(world, type(pieces[0])(entity), wbank.langs[entity])[1]
+    assert "\n\n".join(render_entry(world, p, wbank.langs[entity])[1] for p in pieces) == whole
