@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from builders.embs_ranking import (
     retrieval_rows,
     table3_markdown,
 )
+from builders.embs_real import official_ladder, prepare_bank, read_sources, stage_three
 from builders.embs_world import compose_queries, grow
 from builders.options import option, parse_names
 from builders.release import ReleaseWriter, base_manifest
@@ -120,6 +121,9 @@ class EmbsBuild:
     """EverMemBench-S: a MemoryBank, queries with RefLists, collision-tested hard negatives, the 64K-to-bank ladder.
 
     Attributes:
+        hub: The official release (a local folder, or ``hub``); with ``raw``, the real-source path.
+        raw: Raw Table 5 sources as ``kind:path``.
+        llm_model, llm_base_url, llm_engine, llm_cache: The LLM of the real-source stages.
         entities: Entities of the synthetic world (one document each, atomized ones several).
         twin_fraction: Share of world entities given a near-miss twin.
         domains: Domains with queries (and 64K corpora).
@@ -137,6 +141,13 @@ class EmbsBuild:
         tokenizer: Tokenizer counting every budget.
     """
 
+    hub: str = option("", "The official release: a local copy of EverMind-AI/EverMemBench-Static, or 'hub' to download it.")
+    raw: tuple[str, ...] = option((), "A raw source as kind:path (longbench, babilong, ragbench; a file or hub:REPO[:CONFIG]); "
+                                      "repeatable.", multiple=True)
+    llm_model: str = option("", "Model for the real-source LLM stages (domains, Track 1/2, Stage III); none: no LLM.")
+    llm_base_url: str = option("", "OpenAI-compatible /v1 endpoint serving --llm-model (with --llm-engine openai).")
+    llm_engine: str = option("openai", "openai (a server) or vllm (offline, needs the vllm extra).")
+    llm_cache: str = option("", "JSON-Lines cache of LLM calls (default: <cache>/embs-llm.jsonl).", record=False)
     entities: int = option(3_000, "Entities of the synthetic world (each one document; atomized ones several).")
     twin_fraction: float = option(0.05, "Share of world entities with a near-miss twin.")
     domains: tuple[str, ...] = option(DOMAINS, "Comma-separated domains with queries.")
@@ -162,6 +173,15 @@ class EmbsBuild:
                 raise SpecError(f"unknown retriever {name!r}; retrievers: {', '.join(RETRIEVERS)}")
         if self.materialize != "none" and self.materialize != MAX_SCALE:
             scale_sort_key(self.materialize)
+        if self.llm_engine not in ("openai", "vllm"):
+            raise SpecError(f"llm_engine must be openai or vllm, got {self.llm_engine!r}")
+        if self.llm_model and not (self.hub or self.raw):
+            raise SpecError("--llm-model serves the real-source stages; give --hub or --raw (the world needs no LLM)")
+
+    @property
+    def real(self) -> bool:
+        """Whether the build reads real sources instead of the synthetic world."""
+        return bool(self.hub or self.raw)
 
     def query_spec(self) -> QuerySpec:
         """The query set's constants (validated there)."""
@@ -236,36 +256,37 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
     """
     tokens = tokens or load_tokenizer(spec.tokenizer)
     clock = _Stopwatch()
-    world = grow(spec.entities, spec.twin_fraction, spec.seed)
-    clock.lap("world")
 
     def bank_of(titles: list[str], texts: list[str]) -> Bank:
         return Bank(titles, texts, dense_model=spec.dense_model or None, cache_dir=spec.cache or None, progress=progress)
 
-    wbank, bank, queries, collisions, stages = compose_queries(world, spec.query_spec(), spec.build_retriever, bank_of,
-                                                               spec.seed, tokens, progress)
-    clock.lap("bank_and_queries")
+    prepared = _prepare_real(spec, tokens, bank_of, clock) if spec.real else _prepare_world(spec, tokens, bank_of, progress, clock)
+    wbank, bank, queries, collisions, stages, inputs, official = prepared
     domains = tuple(d for d in spec.domains if any(q["domain"] == d for q in queries))
     gold = {d: [r for q in queries if q["domain"] == d for r in q["ref_list"]] for d in domains}
     negatives = {d: [r for q in queries if q["domain"] == d for r in q["hard_negatives"]] for d in domains}
     need = reserves(queries, domains, tokens, spec.generation_reserve)
-    ladder = build_ladder(wbank.n_tokens, wbank.domains, domains, gold, negatives, need, spec.ladder_spec(), spec.seed, DOMAINS)
+    if official is not None and official.ladder:
+        ladder = official_ladder(official, wbank, need, spec.ladder_spec().unit)
+    else:
+        ladder = build_ladder(wbank.n_tokens, wbank.domains, domains, gold, negatives, need, spec.ladder_spec(), spec.seed, DOMAINS)
     clock.lap("ladder")
     ranked = list(rank_ladder(spec.retrievers, bank, ladder, queries, progress=progress))
     table = retrieval_rows(ranked)
     clock.lap("retrieval")
     report = BuildReport(Path(out), short=stages.short, table3=table3_markdown(table) if table else "", seconds=clock.seconds)
-    manifest = base_manifest(BENCHMARK, spec, tokens, {"world": f"synthetic(entities={spec.entities}, seed={spec.seed})"})
+    manifest = base_manifest(BENCHMARK, spec, tokens, inputs)
     manifest.update({
-        "bank": {"documents": len(wbank.titles), "tokens": int(wbank.n_tokens.sum()), "entities": spec.entities},
+        "bank": {"documents": len(wbank.titles), "tokens": int(wbank.n_tokens.sum())},
         "unit_tokens_per_k": spec.ladder_spec().unit, "generation_reserve": spec.generation_reserve,
         "document_template": DOCUMENT_TEMPLATE, "reserves": need,
         "stages": {"candidates": dict(stages.candidates), "near_duplicates": stages.duplicates, "conflicts": stages.conflicts,
                    "false_negatives": stages.false_negatives, "kept": dict(stages.kept), "short": stages.short},
-        "collision_labeler": "oracle", "build_retriever": spec.build_retriever,
+        "collision_labeler": (spec.llm_model or "none") if spec.real else "oracle", "build_retriever": spec.build_retriever,
     })
+    facts = FACTS if official is None or not official.attribution else replace(FACTS, attribution=official.attribution)
     contexts = sorted({c.scale for c in ladder if spec.materialized(c.scale)}, key=scale_sort_key)
-    with ReleaseWriter(out, FACTS, manifest) as release:
+    with ReleaseWriter(out, facts, manifest) as release:
         release.card_fields["table3"] = report.table3 or "(no retrievers were run)"
         release.card_fields["bank_stats"] = _bank_stats(wbank.n_tokens, queries, ladder)
         for config in [*FEATURES, *(context_config(s) for s in contexts)]:
@@ -310,6 +331,37 @@ class _Stopwatch:
         now = time.perf_counter()
         self.seconds[stage] = round(now - self._last, 3)
         self._last = now
+
+
+def _prepare_world(spec: EmbsBuild, tokens: TokenCounter, bank_of: Any, progress: bool, clock: _Stopwatch) -> tuple:
+    """Stages I-III on the synthetic world (exact oracle)."""
+    world = grow(spec.entities, spec.twin_fraction, spec.seed)
+    clock.lap("world")
+    wbank, bank, queries, collisions, stages = compose_queries(world, spec.query_spec(), spec.build_retriever, bank_of,
+                                                               spec.seed, tokens, progress)
+    clock.lap("bank_and_queries")
+    return wbank, bank, queries, collisions, stages, {"world": f"synthetic(entities={spec.entities}, seed={spec.seed})"}, None
+
+
+def _prepare_real(spec: EmbsBuild, tokens: TokenCounter, bank_of: Any, clock: _Stopwatch) -> tuple:
+    """Stages I-III on real sources, with the LLM stages when ``--llm-model`` is given."""
+    source, dropped = read_sources(spec.hub, spec.raw, tokens)
+    clock.lap("read")
+    llm = None
+    if spec.llm_model:
+        from builders.embs_llm import open_llm
+        from builders.retrieval.cache import default_cache_dir
+        cache = Path(spec.llm_cache) if spec.llm_cache else Path(spec.cache or default_cache_dir()) / "embs-llm.jsonl"
+        llm = open_llm(spec.llm_base_url or None, spec.llm_model, engine=spec.llm_engine, cache_path=cache)
+    official = bool(spec.hub) and not spec.raw
+    rbank, triples = prepare_bank(source, spec.query_spec(), llm, retriever=spec.build_retriever, bank_of=bank_of,
+                                  seed=spec.seed, tokens=tokens, official=official)
+    bank = bank_of(rbank.titles, rbank.texts)
+    queries, collisions, stages = stage_three(rbank, bank, triples, spec.query_spec(), llm, retriever=spec.build_retriever,
+                                              official=official)
+    clock.lap("bank_and_queries")
+    inputs = {**source.fingerprints, "sources": source.label, "dropped_triples": str(len(dropped))}
+    return rbank, bank, queries, collisions, stages, inputs, source if official else None
 
 
 def _bank_stats(n_tokens: np.ndarray, queries: list[dict[str, Any]], ladder: list[Corpus]) -> str:

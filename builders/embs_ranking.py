@@ -148,14 +148,19 @@ class Ranked:
 
 def rank_corpus(retriever: str, scorer: CorpusScorer, corpus: Corpus, qids: Sequence[str], queries: Sequence[str],
                 golds: Sequence[Sequence[int]], top: int = TOP) -> list[Ranked]:
-    """Rank one corpus for its queries: top ``top`` doc ids and exact gold ranks (ties to the smaller doc id)."""
+    """Rank one corpus for its queries: top ``top`` doc ids and exact gold ranks (ties to the smaller doc id).
+
+    A gold document outside the corpus (possible only in a release's own ladder) has rank -1.
+    """
     members = np.sort(corpus.doc_ids)
     scores = scorer(members, queries)
     position = {d: i for i, d in enumerate(members.tolist())}
     rows = []
     for row, (qid, gold) in enumerate(zip(qids, golds)):
         best = members[top_k(scores[row:row + 1], top).doc_ids[0]].tolist()
-        ranks = ranks_of(scores[row], np.asarray([position[g] for g in gold], dtype=np.int64)).tolist()
+        inside = [g for g in gold if g in position]
+        found = dict(zip(inside, ranks_of(scores[row], np.asarray([position[g] for g in inside], dtype=np.int64)).tolist()))
+        ranks = [found.get(g, -1) for g in gold]
         rows.append(Ranked(qid, retriever, corpus.scale, corpus.domain, best, list(gold), ranks))
     return rows
 

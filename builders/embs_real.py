@@ -1,0 +1,232 @@
+"""EMB-S Stages I-III on real sources: the official release, or raw benchmarks of Table 5 with an LLM.
+
+- **The official release** (``--hub``) already holds the paper's final queries, RefLists and ladder:
+  documents keep their position in the release's largest corpus as ``doc_id``, queries are taken as
+  they are (``track = "release"``), and its own ladder corpora are used.
+- **Raw sources** (``--raw kind:path``) give (Query, Answer, RefDoc) triples. With an LLM
+  (``--llm-model``) a seeded share of them goes through Stage II, Track 1 (rewrite against the RefDoc's
+  nearest neighbour under the build retriever) and Track 2 (atomize the RefDoc into pieces that replace
+  it); documents without a domain are classified; Stage III verifies the top-k non-RefList documents
+  of every query. Without an LLM, triples stay single-source and collisions are recorded with label
+  ``unverified`` (labeler ``none``): nothing is dropped or added unverified. Document ids are a seeded
+  permutation.
+
+De-duplication and calibration are the world's (:mod:`generators.embs.calibration`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from builders.embs_llm import AtomizeCase, LlmStages, RewriteCase, VerifyCase
+from builders.embs_ranking import Bank
+from builders.embs_world import COUNT_BATCH, WorldStages
+from builders.retrieval.base import ranks_of, top_k
+from builders.sources.embs_source import EmbsSource
+from generators.embs.calibration import difficulty, keep_distinct
+from generators.embs.collisions import Verdict, apply_verdicts
+from generators.embs.ladder import Corpus
+from generators.embs.prompts import render_document
+from generators.embs.spec import BENCHMARK, QuerySpec
+from generators.seeding import rng_for
+from generators.world.schema import DOMAINS
+from needlework.errors import SpecError
+from needlework.tokens import TokenCounter
+
+
+@dataclass
+class RealBank:
+    """A real MemoryBank in doc-id order (the same interface the writer reads from the world's)."""
+
+    titles: list[str]
+    texts: list[str]
+    langs: list[str]
+    sources: list[str]
+    origins: list[str]
+    n_tokens: np.ndarray
+    domains: np.ndarray
+
+    def row(self, doc: int) -> dict[str, Any]:
+        """The ``memorybank`` row of a document."""
+        return {"doc_id": doc, "title": self.titles[doc], "text": self.texts[doc], "lang": self.langs[doc],
+                "source": self.sources[doc], "domain": DOMAINS[int(self.domains[doc])] if self.domains[doc] >= 0 else None, "n_tokens": int(self.n_tokens[doc]),
+                "origin": self.origins[doc], "world_doc_id": None, "entity_id": None, "piece": 0, "pieces": 0}
+
+
+@dataclass
+class _Triple:
+    query: str
+    answer: str
+    answers: list[str]
+    refs: list[int]
+    lang: str
+    source: str
+    domain: str | None
+    track: str
+    qid: str
+
+
+def _stage_two(docs: list[dict], triples: list[_Triple], spec: QuerySpec, llm: LlmStages, bank_of: Callable[..., Bank],
+               retriever: str, seed: int) -> None:
+    """Track 1 and Track 2 on a seeded share of single-RefDoc triples (mutates ``docs`` and ``triples``)."""
+    quotas = spec.quotas()
+    share = {t: quotas[t] / spec.per_domain for t in ("rewrite", "atomize")}
+    order = rng_for(seed, BENCHMARK, "real-tracks", len(triples)).permutation(len(triples)).tolist()
+    singles = [i for i in order if len(triples[i].refs) == 1]
+    n_rewrite = round(len(singles) * share["rewrite"])
+    n_atomize = round(len(singles) * share["atomize"])
+    rewrite, atomize = singles[:n_rewrite], singles[n_rewrite:n_rewrite + n_atomize]
+    # A document about to be atomized leaves the bank, so it cannot be another query's added evidence.
+    leaving = {triples[i].refs[0] for i in atomize}
+    if rewrite:
+        bank = bank_of([d["title"] for d in docs], [d["text"] for d in docs])
+        near = {i: [int(d) for d in bank.neighbours(retriever, triples[i].refs[0], spec.neighbours)
+                    if int(d) not in triples[i].refs and int(d) not in leaving] for i in rewrite}
+        rewrite = [i for i in rewrite if near[i]]
+        neighbour = {i: near[i][0] for i in rewrite}
+        cases = [RewriteCase(triples[i].query, triples[i].answer, docs[triples[i].refs[0]]["text"], docs[neighbour[i]]["text"])
+                 for i in rewrite]
+        for i, result in zip(rewrite, llm.rewrite_many(cases)):
+            if result is not None:
+                t = triples[i]
+                t.query, t.answer, t.answers, t.refs, t.track = result[0], result[1], [result[1]], [t.refs[0], neighbour[i]], "rewrite"
+    cases = [AtomizeCase(triples[i].query, triples[i].answer, docs[triples[i].refs[0]]["text"]) for i in atomize]
+    for i, result in zip(atomize, llm.atomize_many(cases)):
+        if result is None:
+            continue
+        t, original = triples[i], docs[triples[i].refs[0]]
+        pieces, t.query, t.answer = result
+        t.answers, t.track, original["removed"] = [t.answer], "atomize", True
+        t.refs = []
+        for k, piece in enumerate(pieces, 1):
+            t.refs.append(len(docs))
+            docs.append({**original, "title": f"{original['title']} ({k}/{len(pieces)})".strip(), "text": piece,
+                         "origin": "atom", "removed": False})
+
+
+def prepare_bank(source: EmbsSource, spec: QuerySpec, llm: LlmStages | None, *, retriever: str, bank_of: Callable[..., Bank],
+                 seed: int, tokens: TokenCounter, official: bool) -> tuple[RealBank, list[_Triple]]:
+    """Stages I-II: the bank in doc-id order (tokens counted once, as serialized) and the test triples on it."""
+    docs = [{**d, "origin": d["source"], "removed": False} for d in source.docs.to_pylist()]
+    triples = [_Triple(t["query"], t["answer"], list(t["answers"]), list(t["ref_docs"]), t["lang"], t["source"], t["domain"],
+                       "release" if official else "none", t["qid"])
+               for t in source.triples.to_pylist() if t["split"] == "test"]
+    if llm is not None and not official:
+        _stage_two(docs, triples, spec, llm, bank_of, retriever, seed)
+    kept = [i for i, d in enumerate(docs) if not d["removed"]]
+    if official:
+        new_of = {old: new for new, old in enumerate(kept)}
+    else:
+        perm = rng_for(seed, BENCHMARK, "doc_ids", len(kept)).permutation(len(kept)).tolist()
+        new_of = {old: perm[k] for k, old in enumerate(kept)}
+    ordered = [docs[old] for old, _ in sorted(new_of.items(), key=lambda kv: kv[1])]
+    for t in triples:
+        t.refs = [new_of[r] for r in t.refs]
+    missing = [i for i, d in enumerate(ordered) if d["domain"] is None]
+    if missing and llm is not None:
+        for i, label in zip(missing, llm.classify_domains([ordered[i]["text"] for i in missing])):
+            ordered[i]["domain"] = label
+        missing = [i for i in missing if ordered[i]["domain"] is None]
+    if missing and not official:
+        raise SpecError(f"{len(missing):,} documents have no domain (e.g. doc {missing[0]} from {ordered[missing[0]]['source']}); "
+                        "give --llm-model to classify them into the 8 domains")
+    titles = [tokens.normalize(d["title"]) for d in ordered]
+    texts = [tokens.normalize(d["text"]) for d in ordered]
+    n_tokens = np.concatenate([tokens.count_batch([render_document(i, titles[i], texts[i]) for i in range(a, min(a + COUNT_BATCH, len(texts)))])
+                               for a in range(0, len(texts), COUNT_BATCH)] or [np.empty(0, np.int64)]).astype(np.int64)
+    # The release gives a domain only to documents of its 64K domain corpora; the rest keep none (-1).
+    domains = np.array([DOMAINS.index(d["domain"]) if d["domain"] else -1 for d in ordered], dtype=np.int8)
+    for t in triples:
+        t.domain = t.domain or next((ordered[r]["domain"] for r in t.refs if ordered[r]["domain"]), None)
+    bank = RealBank(titles, texts, [d["lang"] for d in ordered], [d["source"] for d in ordered],
+                    ["atom" if d["origin"] == "atom" else "source" for d in ordered], n_tokens, domains)
+    return bank, triples
+
+
+def stage_three(rbank: RealBank, bank: Bank, triples: list[_Triple], spec: QuerySpec, llm: LlmStages | None, *, retriever: str,
+                official: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]], WorldStages]:
+    """De-duplicate, calibrate and collision-test the triples; keep at most ``per_domain`` per domain.
+
+    The release's queries are final (the authors ran Stages II-III): every one is kept and calibrated,
+    and its collisions are recorded (verified when an LLM is given) without de-duplication or a quota.
+    """
+    stages = WorldStages(candidates=Counter(t.track for t in triples))
+    if official or not triples:
+        keep = np.ones(len(triples), dtype=bool)
+    else:
+        keep = keep_distinct(bank.query_vectors(retriever, [t.query for t in triples]), spec.dedup_threshold)
+    stages.duplicates = int((~keep).sum())
+    survivors = [t for t, k in zip(triples, keep) if k and (official or t.domain in spec.domains)]
+    scores = bank.score_all(retriever, [t.query for t in survivors]) if survivors else np.zeros((0, len(rbank.texts)))
+    candidates = []
+    for row, t in enumerate(survivors):
+        hits = top_k(scores[row:row + 1], spec.collision_k + len(t.refs)).doc_ids[0].tolist()
+        candidates.append([d for d in hits if d not in t.refs][:spec.collision_k])
+    if llm is not None:
+        labels = llm.verify_many([VerifyCase(t.query, t.answer, [rbank.texts[r] for r in t.refs], [rbank.texts[d] for d in c])
+                                  for t, c in zip(survivors, candidates)])
+        labeler = llm.model
+    else:
+        labels, labeler = [["unverified"] * len(c) for c in candidates], "none"
+    queries, collisions, per_domain = [], [], Counter()
+    for row, (t, docs, verdict_labels) in enumerate(zip(survivors, candidates, labels)):
+        if not official and per_domain[t.domain] >= spec.per_domain:
+            continue
+        ranks = ranks_of(scores[row], np.asarray(docs, dtype=np.int64)).tolist()
+        verdicts = [Verdict(d, int(r), float(scores[row, d]), label or "unverified", labeler, "retrieved")
+                    for d, r, label in zip(docs, ranks, verdict_labels)]
+        tested = apply_verdicts(t.refs, verdicts)
+        if tested.dropped:
+            stages.conflicts += 1
+            continue
+        stages.false_negatives += len(tested.ref_list) - len(t.refs)
+        per_domain[t.domain] += 1
+        gold_ranks = ranks_of(scores[row], np.asarray(tested.ref_list, dtype=np.int64)).tolist()
+        qid = f"embs/{t.qid}"
+        queries.append({
+            "qid": qid, "query": t.query, "answer": t.answer, "answers": t.answers, "ref_list": list(tested.ref_list),
+            "n_refs": len(tested.ref_list), "kind": "single" if len(tested.ref_list) == 1 else "multi", "track": t.track,
+            "hops": 1 if t.track in ("none", "release") else 2, "domain": t.domain, "lang": t.lang, "source": t.source,
+            "hard_negatives": list(tested.hard_negatives), "calib_ranks": gold_ranks, "calib_bucket": difficulty(gold_ranks),
+            "entity_id": None, "hop_ids": [],
+        })
+        collisions += [{"qid": qid, **vars(v)} for v in verdicts]
+    stages.kept = Counter(q["track"] for q in queries)
+    return queries, collisions, stages
+
+
+def official_ladder(source: EmbsSource, rbank: RealBank, reserves: dict[str, int], unit: int) -> list[Corpus]:
+    """The release's own ladder corpora (ids are positions, so unchanged), as :class:`Corpus` rows."""
+    from generators.embs.spec import scale_sort_key, scale_tokens
+    corpora = []
+    for c in source.ladder:
+        ids = np.asarray(c.docs, dtype=np.int64)
+        tier = ("domain" if c.scale == "64K" else "mixed" if c.domain != "all" else "shared" if c.scale == "512K" else "global")
+        corpora.append(Corpus(c.scale, tier, c.domain, scale_tokens(c.scale, unit), reserves.get(c.domain, reserves["all"]),
+                              int(rbank.n_tokens[ids].sum()), 0, ids))
+    return sorted(corpora, key=lambda c: (scale_sort_key(c.scale), c.domain))
+
+
+def read_sources(hub: str, raw: Sequence[str], tokens: TokenCounter) -> tuple[EmbsSource, list[tuple[str, str]]]:
+    """The sources a build names: ``hub`` (a local copy of the release, or ``hub`` for the Hub) and ``kind:path`` raw inputs."""
+    from pathlib import Path
+
+    from builders.sources.embs_hub import read_embs_hub
+    from builders.sources.embs_raw import read_raw
+    from builders.sources.embs_source import concat_sources
+    sources, dropped = [], []
+    if hub:
+        sources.append(read_embs_hub(None if hub == "hub" else Path(hub)))
+    for item in raw:
+        kind, sep, path = item.partition(":")
+        if not sep or not path:
+            raise SpecError(f"--raw takes kind:path (e.g. ragbench:covidqa.jsonl), got {item!r}")
+        read = read_raw(kind, path, tokens=tokens)
+        sources.append(read.source)
+        dropped += list(read.dropped)
+    return concat_sources(sources), dropped
