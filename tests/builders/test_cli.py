@@ -37,7 +37,7 @@ def assert_one_error_line(result, *needles: str) -> str:
 
 def test_build_demo_names_every_release(demo):
     assert demo.output == "".join(f"{name}: {demo.folder / name}\n"
-                                  for name in ("rulerv2", "needlebench", "world", "haystackcraft", "sequential-niah"))
+                                  for name in ("rulerv2", "needlebench", "world", "haystackcraft", "sequential-niah", "embs"))
 
 
 @pytest.fixture

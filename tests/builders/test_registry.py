@@ -28,15 +28,16 @@ def parsed_spec(builder, command: str):
 
 
 def test_registry_ids_are_the_generator_ids_and_distinct():
+    from generators.embs.spec import BENCHMARK as EMBS
     from generators.haystackcraft.spec import BENCHMARK as HAYSTACKCRAFT
     from generators.needlebench.spec import BENCHMARK as NEEDLEBENCH
     from generators.rulerv2.spec import BENCHMARK as RULERV2
     from generators.sequential_niah.spec import BENCHMARK as SEQUENTIAL_NIAH
     from generators.world.spec import BENCHMARK as WORLD
 
-    assert IDS == [RULERV2, NEEDLEBENCH, WORLD, HAYSTACKCRAFT, SEQUENTIAL_NIAH]
+    assert IDS == [RULERV2, NEEDLEBENCH, WORLD, HAYSTACKCRAFT, SEQUENTIAL_NIAH, EMBS]
     assert sorted(build.commands) == sorted([*IDS, "demo"])
-    with pytest.raises(SpecError, match="rulerv2, needlebench, world, haystackcraft, sequential-niah"):
+    with pytest.raises(SpecError, match="rulerv2, needlebench, world, haystackcraft, sequential-niah, embs"):
         builder_named("ruler")
 
 
