@@ -47,10 +47,11 @@ def release_copy(demo, tmp_path) -> Path:
     return copy
 
 
-@pytest.mark.parametrize("benchmark", ["rulerv2", "needlebench", "world", "haystackcraft", "sequential-niah"])
+@pytest.mark.parametrize("benchmark", ["rulerv2", "needlebench", "world", "haystackcraft", "sequential-niah", "embs"])
 def test_build_demo_then_validate(demo, benchmark):
     release = demo.folder / benchmark
-    assert sorted(p.name for p in demo.folder.iterdir()) == ["haystackcraft", "needlebench", "rulerv2", "sequential-niah", "world"]  # no hidden leftovers
+    assert sorted(p.name for p in demo.folder.iterdir()) == ["embs", "haystackcraft", "needlebench", "rulerv2", "sequential-niah",
+                                                             "world"]  # no hidden leftovers
     result = run("validate", str(release))
     assert result.exit_code == 0, result.output
     assert result.output == f"{release}: valid\n"
