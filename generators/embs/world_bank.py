@@ -6,8 +6,8 @@ would state the same gold fact (spec §3). An atomized entity (Track 2) is repre
 its article cut at section boundaries instead of the whole article. Document IDs are a seeded
 permutation of the bank's entries, so an ID says nothing about gold status.
 
-Texts are never stored here: an entry is rendered on demand, which keeps a 326M-token bank's
-memory at a few integer arrays.
+This module stores no text: an entry is rendered on demand from the world. (The builder still keeps
+every title and text of the bank in memory for its retrievers; see issue 21's note.)
 """
 
 from __future__ import annotations
