@@ -24,6 +24,8 @@ from tqdm.auto import tqdm
 
 from builders.retrieval.base import ranks_of, top_k
 from builders.retrieval.bm25 import BM25Retriever, tokenize
+from builders.retrieval.cache import RetrievalCache
+from generators.embs.calibration import hashed_bag_of_words
 from generators.embs.ladder import Corpus
 from generators.embs.scoring import fr_at_k, mean_defined, r_at_1, sr_at_k
 from generators.embs.spec import scale_sort_key
@@ -67,7 +69,6 @@ class Bank:
     def dense(self) -> Any:
         """The dense retriever over the whole bank (embeddings cached on disk)."""
         if self._dense is None:
-            from builders.retrieval.cache import RetrievalCache
             from builders.retrieval.dense import DenseRetriever
             self._dense = DenseRetriever(self.titles, self.texts, render=_dense_document, model=self.dense_model,
                                          cache=RetrievalCache(self.cache_dir), show_progress=self.progress)
@@ -77,7 +78,7 @@ class Bank:
     def bm25(self) -> BM25Retriever:
         """BM25 over the whole bank."""
         if self._bm25 is None:
-            self._bm25 = BM25Retriever(self.titles, self.texts, render=bm25_document)
+            self._bm25 = BM25Retriever(self.titles, self.texts, render=bm25_document, cache=RetrievalCache(self.cache_dir))
         return self._bm25
 
     def score_all(self, retriever: str, queries: Sequence[str]) -> np.ndarray:
@@ -92,7 +93,6 @@ class Bank:
         """Vectors for near-duplicate detection: dense query embeddings, or hashed bags of BM25 tokens."""
         if retriever == "dense":
             return self.dense.encode_queries(list(queries))
-        from generators.embs.calibration import hashed_bag_of_words
         return hashed_bag_of_words(tokenize([cjk_bigrams(q) for q in queries]))
 
     def neighbours(self, retriever: str, doc_id: int, k: int) -> np.ndarray:

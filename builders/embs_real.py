@@ -19,20 +19,22 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from builders.embs_llm import AtomizeCase, LlmStages, RewriteCase, VerifyCase
 from builders.embs_ranking import Bank
-from builders.embs_world import COUNT_BATCH, WorldStages
+from builders.embs_world import WorldStages, count_serialized
 from builders.retrieval.base import ranks_of, top_k
-from builders.sources.embs_source import EmbsSource
+from builders.sources.embs_hub import read_embs_hub
+from builders.sources.embs_raw import read_raw
+from builders.sources.embs_source import EmbsSource, concat_sources
 from generators.embs.calibration import difficulty, keep_distinct
 from generators.embs.collisions import Verdict, apply_verdicts
 from generators.embs.ladder import Corpus
-from generators.embs.prompts import render_document
-from generators.embs.spec import BENCHMARK, QuerySpec
+from generators.embs.spec import BENCHMARK, QuerySpec, scale_sort_key, scale_tokens
 from generators.seeding import rng_for
 from generators.world.schema import DOMAINS
 from needlework.errors import SpecError
@@ -137,8 +139,7 @@ def prepare_bank(source: EmbsSource, spec: QuerySpec, llm: LlmStages | None, *, 
                         "give --llm-model to classify them into the 8 domains")
     titles = [tokens.normalize(d["title"]) for d in ordered]
     texts = [tokens.normalize(d["text"]) for d in ordered]
-    n_tokens = np.concatenate([tokens.count_batch([render_document(i, titles[i], texts[i]) for i in range(a, min(a + COUNT_BATCH, len(texts)))])
-                               for a in range(0, len(texts), COUNT_BATCH)] or [np.empty(0, np.int64)]).astype(np.int64)
+    n_tokens = count_serialized(titles, texts, tokens)
     # The release gives a domain only to documents of its 64K domain corpora; the rest keep none (-1).
     domains = np.array([DOMAINS.index(d["domain"]) if d["domain"] else -1 for d in ordered], dtype=np.int8)
     for t in triples:
@@ -202,7 +203,6 @@ def stage_three(rbank: RealBank, bank: Bank, triples: list[_Triple], spec: Query
 
 def official_ladder(source: EmbsSource, rbank: RealBank, reserves: dict[str, int], unit: int) -> list[Corpus]:
     """The release's own ladder corpora (ids are positions, so unchanged), as :class:`Corpus` rows."""
-    from generators.embs.spec import scale_sort_key, scale_tokens
     corpora = []
     for c in source.ladder:
         ids = np.asarray(c.docs, dtype=np.int64)
@@ -214,11 +214,6 @@ def official_ladder(source: EmbsSource, rbank: RealBank, reserves: dict[str, int
 
 def read_sources(hub: str, raw: Sequence[str], tokens: TokenCounter) -> tuple[EmbsSource, list[tuple[str, str]]]:
     """The sources a build names: ``hub`` (a local copy of the release, or ``hub`` for the Hub) and ``kind:path`` raw inputs."""
-    from pathlib import Path
-
-    from builders.sources.embs_hub import read_embs_hub
-    from builders.sources.embs_raw import read_raw
-    from builders.sources.embs_source import concat_sources
     sources, dropped = [], []
     if hub:
         sources.append(read_embs_hub(None if hub == "hub" else Path(hub)))

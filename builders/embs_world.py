@@ -94,6 +94,18 @@ def grow(entities: int, twin_fraction: float, seed: int) -> World:
     return grow_world(WorldSpec(docs=entities, langs=LANGS, twin_fraction=twin_fraction, questions=0), seed)
 
 
+def count_serialized(titles: Sequence[str], texts: Sequence[str], tokens: TokenCounter, progress: bool = False) -> np.ndarray:
+    """Tokens of every bank document as serialized (``[DocID=n]`` header and blank line included), by doc id, in batches."""
+    n_tokens = np.empty(len(texts), dtype=np.int64)
+    bar = tqdm(total=len(texts), desc="count tokens", unit="doc", disable=not progress)
+    for start in range(0, len(texts), COUNT_BATCH):
+        stop = min(start + COUNT_BATCH, len(texts))
+        n_tokens[start:stop] = tokens.count_batch([render_document(d, titles[d], texts[d]) for d in range(start, stop)])
+        bar.update(stop - start)
+    bar.close()
+    return n_tokens
+
+
 def build_bank(world: World, atomized: dict[int, list[tuple[int, int]]], langs: list[str], seed: int,
                tokens: TokenCounter, progress: bool) -> WorldBank:
     """Render every bank document in doc-id order and count its serialized tokens once."""
@@ -102,21 +114,12 @@ def build_bank(world: World, atomized: dict[int, list[tuple[int, int]]], langs: 
     entry_of_doc = np.argsort(doc_ids)
     titles: list[str] = []
     texts: list[str] = []
-    n_tokens = np.empty(len(entries), dtype=np.int64)
-    bar = tqdm(total=len(entries), desc="render bank", unit="doc", disable=not progress)
-    for start in range(0, len(entries), COUNT_BATCH):
-        stop = min(start + COUNT_BATCH, len(entries))
-        rendered = []
-        for doc in range(start, stop):
-            entry = entries[int(entry_of_doc[doc])]
-            title, text = render_entry(world, entry, langs[entry.entity])
-            title, text = tokens.normalize(title), tokens.normalize(text)
-            titles.append(title)
-            texts.append(text)
-            rendered.append(render_document(doc, title, text))
-        n_tokens[start:stop] = tokens.count_batch(rendered)
-        bar.update(stop - start)
-    bar.close()
+    for doc in tqdm(range(len(entries)), desc="render bank", unit="doc", disable=not progress):
+        entry = entries[int(entry_of_doc[doc])]
+        title, text = render_entry(world, entry, langs[entry.entity])
+        titles.append(tokens.normalize(title))
+        texts.append(tokens.normalize(text))
+    n_tokens = count_serialized(titles, texts, tokens, progress)
     domains = np.array([DOMAINS.index(KIND_BY_ID[world.entities[entries[int(i)].entity].kind].domain) for i in entry_of_doc], dtype=np.int8)
     doc_of_entry = {(e.entity, e.piece): int(doc_ids[i]) for i, e in enumerate(entries)}
     return WorldBank(world, langs, entries, entry_of_doc, doc_of_entry, titles, texts, n_tokens, domains)

@@ -103,10 +103,10 @@ def render_entry(world: World, entry: Entry, lang: str) -> tuple[str, str]:
 
 def stated_facts(world: World, entry: Entry, lang: str) -> list[Fact]:
     """The facts a bank document states: those whose rendered sentence its text contains (spec §3's oracle)."""
-    art = article(world, entry.entity, lang)
     facts = world.facts_of[entry.entity]
     if not entry.pieces:
         return list(facts)
+    art = article(world, entry.entity, lang)
     a, b = entry.parts
     text = "\n\n".join(art.parts[a:b])
     return [fact for fact, sentence in zip(facts, art.fact_sentences) if sentence in text]
