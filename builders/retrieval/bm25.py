@@ -6,22 +6,24 @@ stemmer would need PyStemmer, which is not a dependency). Scoring is bm25s's ``"
 idf = ln(1 + (N - df + 0.5) / (df + 0.5)) and tf part = tf / (tf + k1 (1 - b + b |d| / avgdl)),
 with Pyserini's default k1 = 0.9, b = 0.4, since the paper's BM25 ran on Pyserini's Lucene index.
 
-Every corpus row is indexed as ``render(title, text)``, the renderer the caller passes. The index is saved in the
-retrieval cache, keyed by corpus and settings, so a second build loads it.
+Every corpus row is indexed as ``render(title, text)``, the renderer the caller passes. The index is bm25s's,
+written and read in bounded memory by :mod:`builders.retrieval.bm25_index` (documents streamed, posting lists read
+per query), in the retrieval cache, keyed by corpus and settings, so a second build loads it, or in a temporary
+folder when there is no cache.
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import bm25s
 import numpy as np
-from tqdm.auto import tqdm
 
 from builders.retrieval.base import DocumentRenderer, LastCall, check_corpus
+from builders.retrieval.bm25_index import DiskIndex, scratch_folder, write_index
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
 from needlework.errors import SpecError
 
@@ -35,14 +37,10 @@ def tokenize(texts: Sequence[str]) -> list[list[str]]:
     return bm25s.tokenize(list(texts), lower=True, stopwords=STOPWORDS, return_ids=False, show_progress=False)
 
 
-def build_index(documents: Sequence[str], k1: float, b: float, show_progress: bool = False) -> bm25s.BM25:
-    """A bm25s index over rendered documents (position in ``documents`` == doc id)."""
-    corpus_tokens = bm25s.tokenize(
-        list(documents), lower=True, stopwords=STOPWORDS, return_ids=True, show_progress=show_progress
-    )
-    index = bm25s.BM25(k1=k1, b=b, method="lucene")
-    index.index(corpus_tokens, show_progress=show_progress)
-    return index
+def build_index(documents: Iterable[str], folder: Path, k1: float, b: float, show_progress: bool = False,
+                total: int | None = None) -> None:
+    """Write the bm25s index of rendered documents (position == doc id) into ``folder``, streaming them."""
+    write_index(documents, folder, k1=k1, b=b, stopwords=STOPWORDS, show_progress=show_progress, total=total)
 
 
 class BM25Retriever:
@@ -91,7 +89,9 @@ class BM25Retriever:
         self.loaded_from_cache = False
         self._last = LastCall()
         self._render = render
-        self._index = self._load_or_build(titles, texts, cache, corpus_fp, show_progress)
+        self._scratch: Any = None
+        self.postings = self._load_or_build(titles, texts, cache, corpus_fp, show_progress)
+        self._bm25s: bm25s.BM25 | None = None
 
     def _load_or_build(
         self,
@@ -100,30 +100,26 @@ class BM25Retriever:
         cache: RetrievalCache | None,
         corpus_fp: str | None,
         show_progress: bool,
-    ) -> bm25s.BM25:
-        def build() -> bm25s.BM25:
-            rendered = [self._render(t, x) for t, x in tqdm(
-                zip(titles, texts), total=len(titles), desc="render for BM25", unit="doc", disable=not show_progress
-            )]
-            return build_index(rendered, self.config["k1"], self.config["b"], show_progress)
+    ) -> DiskIndex:
+        def build(folder: Path) -> None:
+            documents = (self._render(t, x) for t, x in zip(titles, texts))
+            build_index(documents, folder, self.config["k1"], self.config["b"], show_progress, total=self.n_docs)
 
         if cache is None:
-            return build()
+            self._scratch = scratch_folder()
+            folder = Path(self._scratch.name)
+            build(folder)
+            return DiskIndex(folder)
         corpus_fp = corpus_fp or corpus_fingerprint(titles, texts, self._render)
         found = cache.load_dir(corpus_fp, self.fingerprint, INDEX_ARTIFACT)
         if found is not None:
-            try:
-                index = _load(found)
-            except (OSError, ValueError, KeyError):
-                index = None
-            if index is not None and index.scores["num_docs"] == self.n_docs:
+            index = _open(found)
+            if index is not None and index.num_docs == self.n_docs:
                 self.loaded_from_cache = True
                 return index
             # Unreadable or inconsistent: drop it so the rebuilt index can take its place.
             shutil.rmtree(found, ignore_errors=True)
-        index = build()
-        cache.store_dir(corpus_fp, self.fingerprint, INDEX_ARTIFACT, lambda folder: index.save(folder, show_progress=False))
-        return index
+        return DiskIndex(cache.store_dir(corpus_fp, self.fingerprint, INDEX_ARTIFACT, build))
 
     def score_all(self, queries: Sequence[str]) -> np.ndarray:
         """``(len(queries), n_docs)`` float32 BM25 scores (bm25s's full score vector per query).
@@ -136,14 +132,20 @@ class BM25Retriever:
         scores = np.zeros((len(queries), self.n_docs), dtype=np.float32)
         for row, tokens in enumerate(tokenize(queries)):
             if tokens:
-                scores[row] = self._index.get_scores(tokens)
+                scores[row] = self.postings.get_scores(tokens)
         return self._last.put(queries, scores)
 
     @property
     def index(self) -> bm25s.BM25:
-        """The underlying bm25s index (for callers that want bm25s's own ``retrieve``)."""
-        return self._index
+        """The index as a bm25s object, memory-mapped (for callers that want bm25s's own ``retrieve``)."""
+        if self._bm25s is None:
+            self._bm25s = bm25s.BM25.load(str(self.postings.folder), mmap=True, load_vocab=True, show_progress=False)
+        return self._bm25s
 
 
-def _load(folder: Path) -> bm25s.BM25:
-    return bm25s.BM25.load(str(folder), mmap=False, load_vocab=True, show_progress=False)
+def _open(folder: Path) -> DiskIndex | None:
+    """A cached index folder, or ``None`` if it is unreadable."""
+    try:
+        return DiskIndex(folder)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
