@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -38,8 +38,32 @@ K = 10
 RETRIEVERS: tuple[str, ...] = ("bm25", "dense")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
-CorpusScorer = Callable[[np.ndarray, Sequence[str]], np.ndarray]
-"""``(corpus doc ids, queries) -> (len(queries), len(corpus))`` float32 scores."""
+QUERY_BLOCK = 32
+"""Queries scored at a time against a whole corpus (bounds the score matrix at 32 x corpus size)."""
+
+QueryScorer = Callable[[Sequence[str]], np.ndarray]
+"""``queries -> (len(queries), len(corpus))`` float32 scores over one opened corpus."""
+CorpusScorer = Callable[[np.ndarray], QueryScorer]
+"""``corpus doc ids (ascending) -> QueryScorer``: a corpus is opened (BM25: indexed) once, then scored in query blocks."""
+
+
+class Subset(Sequence[str]):
+    """The strings of ``base`` at ``ids``, read on demand (a corpus's texts without copying the bank's)."""
+
+    def __init__(self, base: Sequence[str], ids: np.ndarray) -> None:
+        self._base, self._ids = base, ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._base[int(self._ids[index])]
 
 
 def cjk_bigrams(text: str) -> str:
@@ -107,25 +131,29 @@ class Bank:
         return top_k(scores, k).doc_ids[0]
 
     def scorer(self, retriever: str) -> CorpusScorer:
-        """The corpus scorer of a retriever: dense masks the bank's scores; BM25 indexes each corpus."""
+        """The corpus scorer of a retriever: dense masks the bank's scores; BM25 indexes each corpus.
+
+        Dense keeps each query block's bank scores (computed once, masked per corpus); BM25 streams a
+        corpus into its own on-disk index, dropped when the corpus is done.
+        """
         if retriever == "dense":
             memo: dict[tuple[str, ...], np.ndarray] = {}
 
-            def dense_scores(corpus: np.ndarray, queries: Sequence[str]) -> np.ndarray:
-                key = tuple(queries)
-                if key not in memo:
-                    memo.clear()
-                    memo[key] = self.score_all("dense", queries)
-                return memo[key][:, corpus]
-            return dense_scores
+            def open_dense(corpus: np.ndarray) -> QueryScorer:
+                def dense_scores(queries: Sequence[str]) -> np.ndarray:
+                    key = tuple(queries)
+                    if key not in memo:
+                        memo[key] = self.score_all("dense", queries)
+                    return memo[key][:, corpus]
+                return dense_scores
+            return open_dense
         if retriever == "bm25":
-            def bm25_scores(corpus: np.ndarray, queries: Sequence[str]) -> np.ndarray:
+            def open_bm25(corpus: np.ndarray) -> QueryScorer:
                 if len(corpus) == len(self.titles):
-                    return self.score_all("bm25", queries)[:, corpus]
-                ids = corpus.tolist()
-                index = BM25Retriever([self.titles[i] for i in ids], [self.texts[i] for i in ids], render=bm25_document)
-                return np.asarray(index.score_all([cjk_bigrams(q) for q in queries]))
-            return bm25_scores
+                    return lambda queries: self.score_all("bm25", queries)[:, corpus]
+                index = BM25Retriever(Subset(self.titles, corpus), Subset(self.texts, corpus), render=bm25_document)
+                return lambda queries: np.asarray(index.score_all([cjk_bigrams(q) for q in queries]))
+            return open_bm25
         raise SpecError(f"unknown retriever {retriever!r}; retrievers: {', '.join(RETRIEVERS)}")
 
 
@@ -153,15 +181,17 @@ def rank_corpus(retriever: str, scorer: CorpusScorer, corpus: Corpus, qids: Sequ
     A gold document outside the corpus (possible only in a release's own ladder) has rank -1.
     """
     members = np.sort(corpus.doc_ids)
-    scores = scorer(members, queries)
-    position = {d: i for i, d in enumerate(members.tolist())}
+    score = scorer(members)
     rows = []
-    for row, (qid, gold) in enumerate(zip(qids, golds)):
-        best = members[top_k(scores[row:row + 1], top).doc_ids[0]].tolist()
-        inside = [g for g in gold if g in position]
-        found = dict(zip(inside, ranks_of(scores[row], np.asarray([position[g] for g in inside], dtype=np.int64)).tolist()))
-        ranks = [found.get(g, -1) for g in gold]
-        rows.append(Ranked(qid, retriever, corpus.scale, corpus.domain, best, list(gold), ranks))
+    for start in range(0, len(queries), QUERY_BLOCK):
+        scores = score(queries[start:start + QUERY_BLOCK])
+        for row, (qid, gold) in enumerate(zip(qids[start:start + QUERY_BLOCK], golds[start:start + QUERY_BLOCK])):
+            best = members[top_k(scores[row:row + 1], top).doc_ids[0]].tolist()
+            at = np.searchsorted(members, np.asarray(gold, dtype=np.int64))
+            inside = [(g, int(i)) for g, i in zip(gold, at.tolist()) if i < len(members) and members[i] == g]
+            found = dict(zip([g for g, _ in inside],
+                             ranks_of(scores[row], np.asarray([i for _, i in inside], dtype=np.int64)).tolist()))
+            rows.append(Ranked(qid, retriever, corpus.scale, corpus.domain, best, list(gold), [found.get(g, -1) for g in gold]))
     return rows
 
 

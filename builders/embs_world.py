@@ -11,14 +11,14 @@ oracle (:mod:`generators.embs.collisions`). The first ``quota`` survivors of eac
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from builders.embs_ranking import Bank
+from builders.embs_ranking import QUERY_BLOCK, Bank
 from builders.retrieval.base import ranks_of, top_k
 from generators.embs.calibration import difficulty, keep_distinct
 from generators.embs.collisions import Verdict, apply_verdicts, oracle_label
@@ -49,17 +49,69 @@ from needlework.tokens import TokenCounter
 COUNT_BATCH = 1024
 
 
+class BankRenderer:
+    """Renders a bank document by doc id from the world when asked, remembering only the last one.
+
+    The bank's texts are never held together: a 100M-token bank is about 400 MB of Python strings,
+    while rendering it again from the world costs about 0.1 ms a document. Callers read title and
+    text of one document in turn (``zip(titles, texts)``, ``titles[d], texts[d]``), so each
+    document is rendered once per pass.
+    """
+
+    def __init__(self, world: World, entries: list[Entry], entry_of_doc: np.ndarray, langs: list[str],
+                 normalize: Callable[[str], str]) -> None:
+        self.world, self.entries, self.entry_of_doc, self.langs, self.normalize = world, entries, entry_of_doc, langs, normalize
+        self._last: tuple[int, tuple[str, str]] = (-1, ("", ""))
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def document(self, doc: int) -> tuple[str, str]:
+        """``(title, text)`` of a document, normalized as the tokenizer counts it."""
+        if self._last[0] != doc:
+            entry = self.entries[int(self.entry_of_doc[doc])]
+            title, text = render_entry(self.world, entry, self.langs[entry.entity])
+            self._last = (doc, (self.normalize(title), self.normalize(text)))
+        return self._last[1]
+
+
+class DocumentColumn(Sequence[str]):
+    """The titles (``field`` 0) or texts (1) of a rendered bank, by doc id, as a read-only sequence."""
+
+    def __init__(self, renderer: BankRenderer, field: int) -> None:
+        self._renderer, self._field = renderer, field
+
+    def __len__(self) -> int:
+        return len(self._renderer)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        n = len(self._renderer)
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(n))]
+        if not -n <= index < n:
+            raise IndexError(f"doc id {index} outside a bank of {n} documents")
+        return self._renderer.document(index % n)[self._field]
+
+
 @dataclass
 class WorldBank:
-    """The world's MemoryBank in doc-id order, and what the later stages need to know about it."""
+    """The world's MemoryBank in doc-id order, and what the later stages need to know about it.
+
+    ``titles`` and ``texts`` render on demand (:class:`DocumentColumn`); ``n_tokens`` and
+    ``domains`` are arrays by doc id.
+    """
 
     world: World
     langs: list[str]
     entries: list[Entry]
     entry_of_doc: np.ndarray
     doc_of_entry: dict[tuple[int, int], int]
-    titles: list[str]
-    texts: list[str]
+    titles: Sequence[str]
+    texts: Sequence[str]
     n_tokens: np.ndarray
     domains: np.ndarray
 
@@ -108,17 +160,12 @@ def count_serialized(titles: Sequence[str], texts: Sequence[str], tokens: TokenC
 
 def build_bank(world: World, atomized: dict[int, list[tuple[int, int]]], langs: list[str], seed: int,
                tokens: TokenCounter, progress: bool) -> WorldBank:
-    """Render every bank document in doc-id order and count its serialized tokens once."""
+    """The bank in doc-id order (rendered on demand), each document's serialized tokens counted once."""
     entries = bank_entries(len(world.entities), atomized)
     doc_ids = doc_id_permutation(len(entries), seed)
     entry_of_doc = np.argsort(doc_ids)
-    titles: list[str] = []
-    texts: list[str] = []
-    for doc in tqdm(range(len(entries)), desc="render bank", unit="doc", disable=not progress):
-        entry = entries[int(entry_of_doc[doc])]
-        title, text = render_entry(world, entry, langs[entry.entity])
-        titles.append(tokens.normalize(title))
-        texts.append(tokens.normalize(text))
+    renderer = BankRenderer(world, entries, entry_of_doc, langs, tokens.normalize)
+    titles, texts = DocumentColumn(renderer, 0), DocumentColumn(renderer, 1)
     n_tokens = count_serialized(titles, texts, tokens, progress)
     domains = np.array([DOMAINS.index(KIND_BY_ID[world.entities[entries[int(i)].entity].kind].domain) for i in entry_of_doc], dtype=np.int8)
     doc_of_entry = {(e.entity, e.piece): int(doc_ids[i]) for i, e in enumerate(entries)}
@@ -149,27 +196,38 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
     keep = keep_distinct(bank.query_vectors(retriever, texts), spec.dedup_threshold)
     stages.duplicates = int((~keep).sum())
     survivors = [q for q, k in zip(candidates, keep) if k]
-    scores = bank.score_all(retriever, [q.query for q in survivors])
     twins = twins_of(world)
     queries, collisions = [], []
     taken: Counter = Counter()
-    for row, query in enumerate(survivors):
-        if taken[(query.domain, query.track)] >= quotas[query.track]:
-            continue
+    for query, query_scores in _scored(bank, retriever, survivors, lambda q: taken[(q.domain, q.track)] < quotas[q.track]):
         refs = [wbank.doc_of_entry[r] for r in query.refs]
-        verdicts = _verdicts(query, refs, scores[row], wbank, twins, spec.collision_k)
+        verdicts = _verdicts(query, refs, query_scores, wbank, twins, spec.collision_k)
         tested = apply_verdicts(refs, verdicts)
         if tested.dropped:
             stages.conflicts += 1
             continue
         stages.false_negatives += len(tested.ref_list) - len(refs)
         taken[(query.domain, query.track)] += 1
-        ranks = ranks_of(scores[row], np.asarray(tested.ref_list, dtype=np.int64)).tolist()
+        ranks = ranks_of(query_scores, np.asarray(tested.ref_list, dtype=np.int64)).tolist()
         queries.append(_query_row(query, tested.ref_list, tested.hard_negatives, ranks))
         collisions += [{"qid": queries[-1]["qid"], **vars(v)} for v in verdicts]
     stages.kept = Counter(q["track"] for q in queries)
     stages.short = {f"{d}/{t}": quotas[t] - taken[(d, t)] for d in spec.domains for t in quotas if taken[(d, t)] < quotas[t]}
     return wbank, bank, queries, collisions, stages
+
+
+def _scored(bank: Bank, retriever: str, candidates: Sequence[WorldQuery],
+            wanted: Callable[[WorldQuery], bool]) -> Iterator[tuple[WorldQuery, np.ndarray]]:
+    """Each wanted candidate (asked when its turn comes) with its whole-bank scores, scored in blocks of QUERY_BLOCK."""
+    for start in range(0, len(candidates), QUERY_BLOCK):
+        block = candidates[start:start + QUERY_BLOCK]
+        scores: np.ndarray | None = None
+        for row, query in enumerate(block):
+            if not wanted(query):
+                continue
+            if scores is None:
+                scores = bank.score_all(retriever, [q.query for q in block])
+            yield query, scores[row]
 
 
 def _verdicts(query: WorldQuery, refs: Sequence[int], scores: np.ndarray, wbank: WorldBank, twins: dict[int, list[int]],
