@@ -107,7 +107,7 @@ def _instrument(record: dict[str, Any]) -> None:
     import builders.embs_world as world
     from builders import embs
 
-    record.update(stage_rss={}, parts={p: 0.0 for p in PARTS}, part_rss={}, bm25_indexes=[], text_mib=None)
+    record.update(stage_rss={}, parts={p: 0.0 for p in PARTS}, part_rss={}, bm25_indexes=[], world_mib=None)
     lap = embs._Stopwatch.lap
 
     def timed_lap(self: Any, stage: str) -> None:
@@ -164,7 +164,9 @@ def _build_child(entities: int, retrievers: tuple[str, ...], out: str, queue: mu
 
         tokens.count_batch = timed_count_batch  # type: ignore[method-assign]
         record["rss_before_mib"] = round(peak_rss_mb(), 1)
-        spec = EmbsBuild(entities=entities, retrievers=retrievers, materialize="1M", build_retriever="bm25")
+        # A fresh cache per build, so the whole-bank BM25 index is built, not loaded from an earlier run.
+        spec = EmbsBuild(entities=entities, retrievers=retrievers, materialize="1M", build_retriever="bm25",
+                         cache=str(Path(out).with_name(Path(out).name + "-cache")))
         begin = time.perf_counter()
         report = build(spec, Path(out), tokens=tokens, progress=False)
         end = time.perf_counter()
@@ -179,11 +181,10 @@ def _build_child(entities: int, retrievers: tuple[str, ...], out: str, queue: mu
             retrieval_index_s=round(sum(s for _, s in in_retrieval), 2),
         )
         record["parts"] = {k: round(v, 2) for k, v in record["parts"].items()}
-        # What the bank keeps resident through the whole build: titles and texts as Python strings.
-        wbank = record.pop("_wbank")
-        record["text_mib"] = round(sum(sys.getsizeof(s) for s in (*wbank.titles, *wbank.texts)) / 2**20, 1)
-        record["bank_chars"] = sum(map(len, wbank.texts)) + sum(map(len, wbank.titles))
-        del record["lap_at"], record["bm25_indexes"], wbank
+        # What the world model (kept through the whole build; the bank renders from it) added to the peak.
+        record.pop("_wbank")
+        record["world_mib"] = round(record["stage_rss"]["world"] - record["rss_before_mib"], 1)
+        del record["lap_at"], record["bm25_indexes"]
     except BaseException as err:  # noqa: BLE001  (report anything, MemoryError included, to the parent)
         record = {"entities": entities, "error": f"{type(err).__name__}: {err}", "traceback": traceback.format_exc(),
                   "peak_rss_mib": round(peak_rss_mb(), 1), "stage_rss": record.get("stage_rss"),
@@ -224,6 +225,7 @@ def bank_sizes(entity_counts: list[int], work: Path) -> tuple[list[dict[str, Any
         click.echo(f"(a) building {entities:,} entities (≈{label_of(entities * TOKENS_PER_ENTITY)} tokens) in a fresh process ...",
                    err=True)
         result = build_in_child(entities, (), out)
+        shutil.rmtree(out.with_name(out.name + "-cache"), ignore_errors=True)
         results.append(result)
         if "error" in result:
             click.echo(f"    FAILED: {result['error']}\n{result.get('traceback', '')}", err=True)
@@ -377,7 +379,7 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
     out: list[str] = []
     ok = [r for r in sizes if "error" not in r]
     out.append("### (a) MemoryBank + ladder (retrievers=(), materialize=1M), one fresh process per size\n")
-    head = ["entities", "docs", "bank tokens", *STAGES, "other", "total s", "peak RSS MiB", "text MiB", "release MiB"]
+    head = ["entities", "docs", "bank tokens", *STAGES, "other", "total s", "peak RSS MiB", "world MiB", "release MiB"]
     out.append("| " + " | ".join(head) + " |")
     out.append("|" + "---:|" * len(head))
     for r in sizes:
@@ -388,7 +390,7 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
         other = r["total_s"] - sum(r["seconds"].values())
         out.append(f"| {r['entities']:,} | {r['documents']:,} | {r['tokens']:,} | "
                    + " | ".join(_fmt_s(r["seconds"].get(s)) for s in STAGES)
-                   + f" | {_fmt_s(other)} | {_fmt_s(r['total_s'])} | {r['peak_rss_mib']:,.0f} | {r['text_mib']:,.0f} | {r['release_mib']:,.0f} |")
+                   + f" | {_fmt_s(other)} | {_fmt_s(r['total_s'])} | {r['peak_rss_mib']:,.0f} | {r['world_mib']:,.0f} | {r['release_mib']:,.0f} |")
     if ok:
         out.append("\nInside `bank_and_queries` (seconds; `count_batch` is part of render+count), and peak RSS (MiB) at the end of each step:\n")
         head = ["bank tokens", "render+count bank", "count_batch", "BM25 index (bank)", "rest of queries",
@@ -415,10 +417,10 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
         bank_growth = largest["tokens"] / small["tokens"]
         rss_growth = largest["peak_rss_mib"] / small["peak_rss_mib"]
         _, rss_slope = linear_fit([r["tokens"] / 1e6 for r in ok], [r["peak_rss_mib"] for r in ok])
-        _, text_slope = linear_fit([r["tokens"] / 1e6 for r in ok], [r["text_mib"] for r in ok])
+        _, world_slope = linear_fit([r["tokens"] / 1e6 for r in ok], [r["world_mib"] for r in ok])
         flat = (largest["peak_rss_mib"] - small["peak_rss_mib"]) < 0.1 * small["peak_rss_mib"]
         out.append(f"Memory in bank size: bank x{bank_growth:.1f} -> peak RSS x{rss_growth:.2f} "
-                   f"(+{rss_slope:,.1f} MiB per 1M bank tokens; the resident titles+texts alone are +{text_slope:,.1f} MiB per 1M). "
+                   f"(+{rss_slope:,.1f} MiB per 1M bank tokens; the world model alone is +{world_slope:,.1f} MiB per 1M). "
                    + ("Memory is FLAT beyond the largest materialized context (1M)." if flat else
                       "Memory is NOT flat beyond the largest materialized context (1M): it grows linearly with the bank."))
 
@@ -560,6 +562,7 @@ def main(sizes: str, entities: str, retrieval_size: str, dense_docs: int, repeat
             click.echo(f"(c) retrieval regime: {n:,} entities, retrievers=('bm25',) in a fresh process ...", err=True)
             retrieval = build_in_child(n, ("bm25",), work / "release-retrieval")
             shutil.rmtree(work / "release-retrieval", ignore_errors=True)
+            shutil.rmtree(work / "release-retrieval-cache", ignore_errors=True)
             click.echo(f"    {json.dumps({k: v for k, v in retrieval.items() if k != 'traceback'})}", err=True)
         if kept is not None and not skip_contexts:
             click.echo(f"(b) contexts against encode on {kept.name} ...", err=True)
