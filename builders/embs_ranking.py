@@ -113,6 +113,23 @@ class Bank:
             return np.asarray(self.bm25.score_all([cjk_bigrams(q) for q in queries]))
         raise SpecError(f"unknown retriever {retriever!r}; retrievers: {', '.join(RETRIEVERS)}")
 
+    def scored(self, retriever: str, queries: Sequence[str],
+               wanted: Callable[[int], bool] = lambda i: True) -> Iterator[tuple[int, np.ndarray]]:
+        """``(position, whole-bank scores)`` of each wanted query, in order, scored QUERY_BLOCK at a time.
+
+        ``wanted(position)`` is asked when the query's turn comes (so a quota filled meanwhile skips it);
+        a block none of whose queries is wanted is not scored. Memory: one block's scores.
+        """
+        for start in range(0, len(queries), QUERY_BLOCK):
+            block = list(queries[start:start + QUERY_BLOCK])
+            scores: np.ndarray | None = None
+            for row in range(len(block)):
+                if not wanted(start + row):
+                    continue
+                if scores is None:
+                    scores = self.score_all(retriever, block)
+                yield start + row, scores[row]
+
     def query_vectors(self, retriever: str, queries: Sequence[str]) -> np.ndarray:
         """Vectors for near-duplicate detection: dense query embeddings, or hashed bags of BM25 tokens."""
         if retriever == "dense":

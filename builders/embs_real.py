@@ -26,13 +26,13 @@ import numpy as np
 
 from builders.embs_llm import AtomizeCase, LlmStages, RewriteCase, VerifyCase
 from builders.embs_ranking import Bank
-from builders.embs_world import WorldStages, count_serialized
+from builders.embs_world import WorldStages, count_serialized, query_row
 from builders.retrieval.base import ranks_of, top_k
 from builders.sources.embs_hub import read_embs_hub
 from builders.sources.embs_raw import read_raw
 from builders.sources.embs_source import EmbsSource, concat_sources
-from generators.embs.calibration import difficulty, keep_distinct
-from generators.embs.collisions import Verdict, apply_verdicts
+from generators.embs.calibration import keep_distinct
+from generators.embs.collisions import Verdict
 from generators.embs.ladder import Corpus
 from generators.embs.spec import BENCHMARK, QuerySpec, scale_sort_key, scale_tokens
 from generators.seeding import rng_for
@@ -163,42 +163,48 @@ def stage_three(rbank: RealBank, bank: Bank, triples: list[_Triple], spec: Query
         keep = keep_distinct(bank.query_vectors(retriever, [t.query for t in triples]), spec.dedup_threshold)
     stages.duplicates = int((~keep).sum())
     survivors = [t for t, k in zip(triples, keep) if k and (official or t.domain in spec.domains)]
-    scores = bank.score_all(retriever, [t.query for t in survivors]) if survivors else np.zeros((0, len(rbank.texts)))
-    candidates = []
-    for row, t in enumerate(survivors):
-        hits = top_k(scores[row:row + 1], spec.collision_k + len(t.refs)).doc_ids[0].tolist()
-        candidates.append([d for d in hits if d not in t.refs][:spec.collision_k])
+    looked = [_look_up(scores, survivors[i].refs, spec.collision_k)
+              for i, scores in bank.scored(retriever, [t.query for t in survivors])]
     if llm is not None:
-        labels = llm.verify_many([VerifyCase(t.query, t.answer, [rbank.texts[r] for r in t.refs], [rbank.texts[d] for d in c])
-                                  for t, c in zip(survivors, candidates)])
+        labels = llm.verify_many([VerifyCase(t.query, t.answer, [rbank.texts[r] for r in t.refs], [rbank.texts[d] for d in seen.candidates])
+                                  for t, seen in zip(survivors, looked)])
         labeler = llm.model
     else:
-        labels, labeler = [["unverified"] * len(c) for c in candidates], "none"
+        labels, labeler = [["unverified"] * len(seen.candidates) for seen in looked], "none"
     queries, collisions, per_domain = [], [], Counter()
-    for row, (t, docs, verdict_labels) in enumerate(zip(survivors, candidates, labels)):
+    for t, seen, verdict_labels in zip(survivors, looked, labels):
         if not official and per_domain[t.domain] >= spec.per_domain:
             continue
-        ranks = ranks_of(scores[row], np.asarray(docs, dtype=np.int64)).tolist()
-        verdicts = [Verdict(d, int(r), float(scores[row, d]), label or "unverified", labeler, "retrieved")
-                    for d, r, label in zip(docs, ranks, verdict_labels)]
-        tested = apply_verdicts(t.refs, verdicts)
-        if tested.dropped:
-            stages.conflicts += 1
+        verdicts = [Verdict(d, seen.rank[d], seen.score[d], label or "unverified", labeler, "retrieved")
+                    for d, label in zip(seen.candidates, verdict_labels)]
+        tested = stages.admit(t.refs, verdicts)
+        if tested is None:
             continue
-        stages.false_negatives += len(tested.ref_list) - len(t.refs)
         per_domain[t.domain] += 1
-        gold_ranks = ranks_of(scores[row], np.asarray(tested.ref_list, dtype=np.int64)).tolist()
-        qid = f"embs/{t.qid}"
-        queries.append({
-            "qid": qid, "query": t.query, "answer": t.answer, "answers": t.answers, "ref_list": list(tested.ref_list),
-            "n_refs": len(tested.ref_list), "kind": "single" if len(tested.ref_list) == 1 else "multi", "track": t.track,
-            "hops": 1 if t.track in ("none", "release") else 2, "domain": t.domain, "lang": t.lang, "source": t.source,
-            "hard_negatives": list(tested.hard_negatives), "calib_ranks": gold_ranks, "calib_bucket": difficulty(gold_ranks),
-            "entity_id": None, "hop_ids": [],
-        })
-        collisions += [{"qid": qid, **vars(v)} for v in verdicts]
+        queries.append(query_row(f"embs/{t.qid}", t.query, t.answer, t.answers, tested, [seen.rank[d] for d in tested.ref_list],
+                                 track=t.track, hops=1 if t.track in ("none", "release") else 2, domain=t.domain,
+                                 lang=t.lang, source=t.source))
+        collisions += [{"qid": queries[-1]["qid"], **vars(v)} for v in verdicts]
     stages.kept = Counter(q["track"] for q in queries)
     return queries, collisions, stages
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What Stage III needs of one query's whole-bank scores: its top non-RefList documents, their scores, exact ranks."""
+
+    candidates: list[int]
+    score: dict[int, float]
+    rank: dict[int, int]
+
+
+def _look_up(scores: np.ndarray, refs: Sequence[int], k: int) -> _Seen:
+    """The ``k`` best non-RefList documents, with the scores and ranks of those and of the RefList (false negatives join it)."""
+    hits = top_k(scores[None, :], k + len(refs)).doc_ids[0].tolist()
+    candidates = [d for d in hits if d not in refs][:k]
+    docs = list(dict.fromkeys([*refs, *candidates]))
+    ranks = ranks_of(scores, np.asarray(docs, dtype=np.int64)).tolist()
+    return _Seen(candidates, {d: float(scores[d]) for d in candidates}, dict(zip(docs, map(int, ranks))))
 
 
 def official_ladder(source: EmbsSource, rbank: RealBank, reserves: dict[str, int], unit: int) -> list[Corpus]:

@@ -11,17 +11,17 @@ oracle (:mod:`generators.embs.collisions`). The first ``quota`` survivors of eac
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from builders.embs_ranking import QUERY_BLOCK, Bank
+from builders.embs_ranking import Bank
 from builders.retrieval.base import ranks_of, top_k
 from generators.embs.calibration import difficulty, keep_distinct
-from generators.embs.collisions import Verdict, apply_verdicts, oracle_label
+from generators.embs.collisions import Tested, Verdict, apply_verdicts, oracle_label
 from generators.embs.prompts import render_document
 from generators.embs.spec import QuerySpec
 from generators.embs.world_bank import (
@@ -131,7 +131,7 @@ class WorldBank:
 
 @dataclass
 class WorldStages:
-    """Counts of what Stages II and III did, for the manifest and the build report."""
+    """Counts of what Stages II and III did, for the manifest and the build report (world and real sources alike)."""
 
     candidates: Counter = field(default_factory=Counter)
     duplicates: int = 0
@@ -139,6 +139,28 @@ class WorldStages:
     false_negatives: int = 0
     kept: Counter = field(default_factory=Counter)
     short: dict[str, int] = field(default_factory=dict)
+
+    def admit(self, refs: Sequence[int], verdicts: Sequence[Verdict]) -> Tested | None:
+        """Stage III's outcome for one query: ``None`` (a conflict, counted) or its tested RefList (false negatives counted)."""
+        tested = apply_verdicts(refs, verdicts)
+        if tested.dropped:
+            self.conflicts += 1
+            return None
+        self.false_negatives += len(tested.ref_list) - len(refs)
+        return tested
+
+
+def query_row(qid: str, query: str, answer: str, answers: Sequence[str], tested: Tested, gold_ranks: Sequence[int], *,
+              track: str, hops: int, domain: str, lang: str, source: str, entity_id: int | None = None,
+              hop_ids: Sequence[str] = ()) -> dict[str, Any]:
+    """A ``queries`` row: the tested RefList, its hard negatives and the gold documents' calibration ranks."""
+    return {
+        "qid": qid, "query": query, "answer": answer, "answers": list(answers), "ref_list": list(tested.ref_list),
+        "n_refs": len(tested.ref_list), "kind": "single" if len(tested.ref_list) == 1 else "multi", "track": track,
+        "hops": hops, "domain": domain, "lang": lang, "source": source, "hard_negatives": list(tested.hard_negatives),
+        "calib_ranks": list(gold_ranks), "calib_bucket": difficulty(gold_ranks), "entity_id": entity_id,
+        "hop_ids": list(hop_ids),
+    }
 
 
 def grow(entities: int, twin_fraction: float, seed: int) -> World:
@@ -199,35 +221,25 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
     twins = twins_of(world)
     queries, collisions = [], []
     taken: Counter = Counter()
-    for query, query_scores in _scored(bank, retriever, survivors, lambda q: taken[(q.domain, q.track)] < quotas[q.track]):
+    def wanted(i: int) -> bool:
+        return taken[(survivors[i].domain, survivors[i].track)] < quotas[survivors[i].track]
+
+    for i, query_scores in bank.scored(retriever, [q.query for q in survivors], wanted):
+        query = survivors[i]
         refs = [wbank.doc_of_entry[r] for r in query.refs]
         verdicts = _verdicts(query, refs, query_scores, wbank, twins, spec.collision_k)
-        tested = apply_verdicts(refs, verdicts)
-        if tested.dropped:
-            stages.conflicts += 1
+        tested = stages.admit(refs, verdicts)
+        if tested is None:
             continue
-        stages.false_negatives += len(tested.ref_list) - len(refs)
         taken[(query.domain, query.track)] += 1
         ranks = ranks_of(query_scores, np.asarray(tested.ref_list, dtype=np.int64)).tolist()
-        queries.append(_query_row(query, tested.ref_list, tested.hard_negatives, ranks))
+        queries.append(query_row(f"embs/{query.key}", query.query, query.answer, [query.answer], tested, ranks,
+                                 track=query.track, hops=len(query.hops), domain=query.domain, lang=query.lang,
+                                 source="world", entity_id=query.path[0], hop_ids=query.hops))
         collisions += [{"qid": queries[-1]["qid"], **vars(v)} for v in verdicts]
     stages.kept = Counter(q["track"] for q in queries)
     stages.short = {f"{d}/{t}": quotas[t] - taken[(d, t)] for d in spec.domains for t in quotas if taken[(d, t)] < quotas[t]}
     return wbank, bank, queries, collisions, stages
-
-
-def _scored(bank: Bank, retriever: str, candidates: Sequence[WorldQuery],
-            wanted: Callable[[WorldQuery], bool]) -> Iterator[tuple[WorldQuery, np.ndarray]]:
-    """Each wanted candidate (asked when its turn comes) with its whole-bank scores, scored in blocks of QUERY_BLOCK."""
-    for start in range(0, len(candidates), QUERY_BLOCK):
-        block = candidates[start:start + QUERY_BLOCK]
-        scores: np.ndarray | None = None
-        for row, query in enumerate(block):
-            if not wanted(query):
-                continue
-            if scores is None:
-                scores = bank.score_all(retriever, [q.query for q in block])
-            yield query, scores[row]
 
 
 def _verdicts(query: WorldQuery, refs: Sequence[int], scores: np.ndarray, wbank: WorldBank, twins: dict[int, list[int]],
@@ -244,13 +256,3 @@ def _verdicts(query: WorldQuery, refs: Sequence[int], scores: np.ndarray, wbank:
         label = oracle_label(query.required, stated_facts(wbank.world, entry, wbank.langs[entry.entity]))
         verdicts.append(Verdict(doc, int(ranks[i]), float(scores[doc]), label, "oracle", "retrieved" if i < len(retrieved) else "twin"))
     return verdicts
-
-
-def _query_row(query: WorldQuery, ref_list: Sequence[int], hard_negatives: Sequence[int], ranks: Sequence[int]) -> dict[str, Any]:
-    return {
-        "qid": f"embs/{query.key}", "query": query.query, "answer": query.answer, "answers": [query.answer],
-        "ref_list": list(ref_list), "n_refs": len(ref_list), "kind": "single" if len(ref_list) == 1 else "multi",
-        "track": query.track, "hops": len(query.hops), "domain": query.domain, "lang": query.lang, "source": "world",
-        "hard_negatives": list(hard_negatives), "calib_ranks": list(ranks), "calib_bucket": difficulty(ranks),
-        "entity_id": query.path[0], "hop_ids": list(query.hops),
-    }
