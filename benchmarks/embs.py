@@ -494,18 +494,14 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
             out.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
             out.append(f"| {r['tokens']:,} | {r['rows']['ladder']} | {r['retrieval_indexes']} | {r['retrieval_indexed_docs']:,} | "
                        f"{r['retrieval_index_s']:.1f} | {r['seconds']['retrieval']:.1f} | {per_token * 1e6:.3f} | {grew:,.0f} | {r['peak_rss_mib']:,.0f} |")
-            # The largest per-corpus index (the largest scale below max) sits beside the whole-bank one.
-            bm25_slope = None
-            if len(ok) >= 2:
-                xs = [q["tokens"] for q in ok]
-                bm25_slope = linear_fit(xs, [q["part_rss"]["bm25_index_bank"] - q["part_rss"]["render_and_count_bank"] for q in ok])[1]
-            out.append("\n| bank | tokens to index (all ladder corpora but max) | projected BM25 regime s | largest corpus index | RSS its index adds, beside the bank index (slope of (a)) MiB |")
-            out.append("|---:|---:|---:|---:|---:|")
+            # Each corpus's index is streamed to disk and read per query, so it adds no resident memory
+            # beyond the streaming build's working set (the stage's RSS growth above).
+            out.append("\n| bank | tokens to index (all ladder corpora but max) | projected BM25 regime s | largest corpus index |")
+            out.append("|---:|---:|---:|---:|")
             for x in (TARGET_BANK, PAPER_BANK):
                 need = ladder_index_tokens(x)
                 top = max((scale_tokens(t) for t in global_scales(x) if t != MAX_SCALE), default=0)
-                rss = "–" if bm25_slope is None else f"{bm25_slope * top:,.0f}"
-                out.append(f"| {label_of(x)} | {need:,} | {_fmt_s(need * per_token)} | {label_of(top)} | {rss} |")
+                out.append(f"| {label_of(x)} | {need:,} | {_fmt_s(need * per_token)} | {label_of(top)} |")
             out.append(f"(scaled by indexed tokens: {r['seconds']['retrieval']:.1f} s over {measured_tokens:,} budget tokens at "
                        f"{label_of(r['tokens'])}; {tpd:,.0f} tokens per document; query scoring is included in the rate.)")
 
