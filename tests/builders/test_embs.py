@@ -237,3 +237,18 @@ def test_render_entry_pieces_partition_the_article(composed) -> None:
     pieces = [e for e in wbank.entries if e.entity == entity]
     whole = render_entry(world, type(pieces[0])(entity), wbank.langs[entity])[1]
     assert "\n\n".join(render_entry(world, p, wbank.langs[entity])[1] for p in pieces) == whole
+
+
+def test_bank_texts_render_on_demand_as_a_sequence(composed, qwen) -> None:
+    """The world bank holds no texts: ``titles``/``texts`` render a document from the world when indexed."""
+    world, wbank, *_ = composed
+    n = len(wbank.texts)
+    assert not isinstance(wbank.texts, list) and len(wbank.titles) == n
+    doc = n // 2
+    entry = wbank.entries[int(wbank.entry_of_doc[doc])]
+    title, text = render_entry(world, entry, wbank.langs[entry.entity])
+    assert (wbank.titles[doc], wbank.texts[doc]) == (qwen.normalize(title), qwen.normalize(text))
+    assert wbank.texts[-1] == wbank.texts[n - 1] and wbank.titles[1:3] == [wbank.titles[1], wbank.titles[2]]
+    assert list(zip(wbank.titles, wbank.texts))[doc] == (wbank.titles[doc], wbank.texts[doc])
+    with pytest.raises(IndexError, match="outside a bank"):
+        wbank.texts[n]
