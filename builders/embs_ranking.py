@@ -47,14 +47,18 @@ CorpusScorer = Callable[[np.ndarray], QueryScorer]
 """``corpus doc ids (ascending) -> QueryScorer``: a corpus is opened (BM25: indexed) once, then scored in query blocks."""
 
 
-class Subset(Sequence[str]):
-    """The strings of ``base`` at ``ids``, read on demand (a corpus's texts without copying the bank's)."""
+class LazyColumn(Sequence[str]):
+    """A read-only sequence of ``length`` strings whose item ``i`` is ``get(i)``, computed when asked.
 
-    def __init__(self, base: Sequence[str], ids: np.ndarray) -> None:
-        self._base, self._ids = base, ids
+    How the bank's titles and texts (rendered from the world) and a ladder corpus's view of them
+    are passed to retrievers without holding them.
+    """
+
+    def __init__(self, length: int, get: Callable[[int], str]) -> None:
+        self._length, self._get = length, get
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return self._length
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -62,8 +66,15 @@ class Subset(Sequence[str]):
     def __getitem__(self, index: slice) -> list[str]: ...
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        return self._base[int(self._ids[index])]
+            return [self[i] for i in range(*index.indices(self._length))]
+        if not -self._length <= index < self._length:
+            raise IndexError(f"doc {index} outside a bank of {self._length} documents")
+        return self._get(index % self._length)
+
+
+def subset(column: Sequence[str], ids: np.ndarray) -> LazyColumn:
+    """The strings of ``column`` at ``ids``, read on demand (a corpus's texts without copying the bank's)."""
+    return LazyColumn(len(ids), lambda i: column[int(ids[i])])
 
 
 def cjk_bigrams(text: str) -> str:
@@ -168,7 +179,7 @@ class Bank:
             def open_bm25(corpus: np.ndarray) -> QueryScorer:
                 if len(corpus) == len(self.titles):
                     return lambda queries: self.score_all("bm25", queries)[:, corpus]
-                index = BM25Retriever(Subset(self.titles, corpus), Subset(self.texts, corpus), render=bm25_document)
+                index = BM25Retriever(subset(self.titles, corpus), subset(self.texts, corpus), render=bm25_document)
                 return lambda queries: np.asarray(index.score_all([cjk_bigrams(q) for q in queries]))
             return open_bm25
         raise SpecError(f"unknown retriever {retriever!r}; retrievers: {', '.join(RETRIEVERS)}")

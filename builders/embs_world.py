@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from builders.embs_ranking import Bank
+from builders.embs_ranking import Bank, LazyColumn
 from builders.retrieval.base import ranks_of, top_k
 from generators.embs.calibration import difficulty, keep_distinct
 from generators.embs.collisions import Tested, Verdict, apply_verdicts, oracle_label
@@ -52,7 +52,7 @@ COUNT_BATCH = 1024
 class BankRenderer:
     """Renders a bank document by doc id from the world when asked, remembering only the last one.
 
-    The bank's texts are never held together: a 100M-token bank is about 400 MB of Python strings,
+    The bank's texts are never held together: a 100M-token bank is several hundred MB of Python strings,
     while rendering it again from the world costs about 0.1 ms a document. Callers read title and
     text of one document in turn (``zip(titles, texts)``, ``titles[d], texts[d]``), so each
     document is rendered once per pass.
@@ -75,33 +75,11 @@ class BankRenderer:
         return self._last[1]
 
 
-class DocumentColumn(Sequence[str]):
-    """The titles (``field`` 0) or texts (1) of a rendered bank, by doc id, as a read-only sequence."""
-
-    def __init__(self, renderer: BankRenderer, field: int) -> None:
-        self._renderer, self._field = renderer, field
-
-    def __len__(self) -> int:
-        return len(self._renderer)
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        n = len(self._renderer)
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(n))]
-        if not -n <= index < n:
-            raise IndexError(f"doc id {index} outside a bank of {n} documents")
-        return self._renderer.document(index % n)[self._field]
-
-
 @dataclass
 class WorldBank:
     """The world's MemoryBank in doc-id order, and what the later stages need to know about it.
 
-    ``titles`` and ``texts`` render on demand (:class:`DocumentColumn`); ``n_tokens`` and
+    ``titles`` and ``texts`` render on demand (:class:`LazyColumn` over :class:`BankRenderer`); ``n_tokens`` and
     ``domains`` are arrays by doc id.
     """
 
@@ -187,7 +165,8 @@ def build_bank(world: World, atomized: dict[int, list[tuple[int, int]]], langs: 
     doc_ids = doc_id_permutation(len(entries), seed)
     entry_of_doc = np.argsort(doc_ids)
     renderer = BankRenderer(world, entries, entry_of_doc, langs, tokens.normalize)
-    titles, texts = DocumentColumn(renderer, 0), DocumentColumn(renderer, 1)
+    titles = LazyColumn(len(entries), lambda d: renderer.document(d)[0])
+    texts = LazyColumn(len(entries), lambda d: renderer.document(d)[1])
     n_tokens = count_serialized(titles, texts, tokens, progress)
     domains = np.array([DOMAINS.index(KIND_BY_ID[world.entities[entries[int(i)].entity].kind].domain) for i in entry_of_doc], dtype=np.int8)
     doc_of_entry = {(e.entity, e.piece): int(doc_ids[i]) for i, e in enumerate(entries)}
