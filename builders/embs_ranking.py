@@ -185,6 +185,12 @@ class Bank:
         raise SpecError(f"unknown retriever {retriever!r}; retrievers: {', '.join(RETRIEVERS)}")
 
 
+def nearest_outside(scores: np.ndarray, refs: Sequence[int], k: int) -> list[int]:
+    """The ``k`` best-scored documents not in ``refs`` (Stage III's collision candidates), best first."""
+    hits = top_k(scores[None, :], k + len(refs)).doc_ids[0].tolist()
+    return [d for d in hits if d not in refs][:k]
+
+
 def _dense_document(title: str, text: str) -> str:
     return f"{title}\n{text}"
 

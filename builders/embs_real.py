@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from builders.embs_llm import AtomizeCase, LlmStages, RewriteCase, VerifyCase
-from builders.embs_ranking import Bank
+from builders.embs_ranking import Bank, nearest_outside
 from builders.embs_world import WorldStages, count_serialized, query_row
-from builders.retrieval.base import ranks_of, top_k
+from builders.retrieval.base import ranks_of
 from builders.sources.embs_hub import read_embs_hub
 from builders.sources.embs_raw import read_raw
 from builders.sources.embs_source import EmbsSource, concat_sources
@@ -200,8 +200,7 @@ class _Seen:
 
 def _look_up(scores: np.ndarray, refs: Sequence[int], k: int) -> _Seen:
     """The ``k`` best non-RefList documents, with the scores and ranks of those and of the RefList (false negatives join it)."""
-    hits = top_k(scores[None, :], k + len(refs)).doc_ids[0].tolist()
-    candidates = [d for d in hits if d not in refs][:k]
+    candidates = nearest_outside(scores, refs, k)
     docs = list(dict.fromkeys([*refs, *candidates]))
     ranks = ranks_of(scores, np.asarray(docs, dtype=np.int64)).tolist()
     return _Seen(candidates, {d: float(scores[d]) for d in candidates}, dict(zip(docs, map(int, ranks))))

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from builders.embs_ranking import Bank, LazyColumn
-from builders.retrieval.base import ranks_of, top_k
+from builders.embs_ranking import Bank, LazyColumn, nearest_outside
+from builders.retrieval.base import ranks_of
 from generators.embs.calibration import difficulty, keep_distinct
 from generators.embs.collisions import Tested, Verdict, apply_verdicts, oracle_label
 from generators.embs.prompts import render_document
@@ -224,8 +224,7 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
 def _verdicts(query: WorldQuery, refs: Sequence[int], scores: np.ndarray, wbank: WorldBank, twins: dict[int, list[int]],
               k: int) -> list[Verdict]:
     """The oracle's labels for the top-k non-RefList documents and the path entities' twins."""
-    hits = top_k(scores[None, :], k + len(refs)).doc_ids[0].tolist()
-    retrieved = [d for d in hits if d not in refs][:k]
+    retrieved = nearest_outside(scores, refs, k)
     twin_docs = [wbank.doc_of_entry[(t, 0)] for e in query.path for t in twins.get(e, ()) if (t, 0) in wbank.doc_of_entry]
     extra = [d for d in dict.fromkeys(twin_docs) if d not in retrieved and d not in refs]
     ranks = ranks_of(scores, np.asarray(retrieved + extra, dtype=np.int64)).tolist()
