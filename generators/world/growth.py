@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from generators.world.draws import Draws, cumulative
-from generators.world.model import Entity, Event, Fact, World
+from generators.world.model import Entity, EntityTable, Event, Fact, World
 from generators.world.names import NameForge
 from generators.world.schema import (
     INTERACTIONS, KINDS_OF_TYPE, N_CONTINENTS, N_FIRST_COUNTRIES, TYPE_WEIGHTS, Kind,
@@ -60,11 +60,11 @@ class Growth:
     # -- helpers ---------------------------------------------------------------------------
 
     @property
-    def entities(self) -> list[Entity]:
+    def entities(self) -> EntityTable:
         return self.world.entities
 
     def state(self, fact: Fact) -> None:
-        self.world.facts_of[fact.subject].append(fact)
+        self.world.facts_of.state(fact)
 
     def live(self, subject: int, relation: str, obj: int | None, time: str) -> None:
         self.world.events.append(Event(subject, relation, obj, time, "life"))
@@ -110,14 +110,13 @@ class Growth:
         twin_next = False
         for i in range(spec.docs):
             d = Draws.keyed(self.world.seed, "entity", i)
-            self.world.facts_of.append([])
+            self.world.facts_of.add_subject()
             if twin_next:
                 make_twin(self, i, d)
                 twin_next = False
                 continue
             kind = self.kind_for(i, d)
-            e = Entity(i, kind.type, kind.id, self.forge.draw(kind, d))
-            self.entities.append(e)
+            e = self.entities.add(kind.type, kind.id, self.forge.draw(kind, d))
             maker = "make_organization" if kind.type in ORGANIZATIONS else f"make_{kind.type}"
             getattr(self, maker)(e, kind, d)
             self.interactions(e, kind, d)

@@ -7,10 +7,16 @@ how ambiguous questions are rejected and how the tests re-check every released q
 
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Iterable, Literal, NamedTuple, Sequence
+from array import array
+from collections.abc import Iterable, Sequence
+from typing import Literal, NamedTuple
+
+import numpy as np
 
 from needlework.errors import NeedleworkError
+
+NO_OBJECT = np.iinfo(np.int64).min
+"""The object of an attribute fact (``None``) in the solver's object column."""
 
 
 class Unsolvable(NeedleworkError, ValueError):
@@ -25,12 +31,37 @@ class Solution(NamedTuple):
 
 
 class FactSolver:
-    """Walks relation paths over ``(subject, relation, object, time)`` facts."""
+    """Walks relation paths over ``(subject, relation, object, time)`` facts.
+
+    The facts are indexed as three sorted arrays (key ``subject * R + relation``, object, year code),
+    about 20 bytes a fact, so the solver of a 160K-entity world stays a few MB; a step is a binary
+    search for its key.
+    """
 
     def __init__(self, facts: Iterable[tuple[int, str, int | None, str | None]]) -> None:
-        self._index: dict[tuple[int, str], list[tuple[int | None, str | None]]] = defaultdict(list)
+        self._relations: dict[str, int] = {}
+        self._years: dict[str, int] = {}
+        subjects, relations, objects, years = array("q"), array("q"), array("q"), array("i")
         for subject, relation, obj, time, *_ in facts:
-            self._index[(subject, relation)].append((obj, time))
+            subjects.append(subject)
+            relations.append(self._relations.setdefault(relation, len(self._relations)))
+            objects.append(NO_OBJECT if obj is None else obj)
+            years.append(self._years.setdefault(time[:4], len(self._years)) if time else -1)
+        self._n_relations = max(len(self._relations), 1)
+        keys = np.frombuffer(subjects, dtype=np.int64) * self._n_relations + np.frombuffer(relations, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")
+        self._keys = keys[order]
+        self._objects = np.frombuffer(objects, dtype=np.int64)[order]
+        self._year_codes = np.frombuffer(years, dtype=np.int32)[order]
+        self._year_text = list(self._years)
+
+    def _found(self, subject: int, relation: str) -> slice:
+        """The index range of ``subject``'s facts with ``relation``."""
+        code = self._relations.get(relation)
+        if code is None:
+            return slice(0, 0)
+        key = subject * self._n_relations + code
+        return slice(int(np.searchsorted(self._keys, key, "left")), int(np.searchsorted(self._keys, key, "right")))
 
     def solve(self, start: int, relations: Sequence[str], answer_kind: Literal["entity", "year"]) -> Solution:
         """Follow ``relations`` from ``start``; the last step yields an entity or the fact's year.
@@ -41,13 +72,13 @@ class FactSolver:
         current, path = start, [start]
         for step, relation in enumerate(relations):
             last = step == len(relations) - 1
-            found = self._index.get((current, relation), [])
+            found = self._found(current, relation)
             if last and answer_kind == "year":
-                years = {time[:4] for _, time in found if time}
+                years = {self._year_text[y] for y in self._year_codes[found].tolist() if y >= 0}
                 if len(years) != 1:
                     raise Unsolvable(f"step {step + 1} ({relation} of entity {current}): {len(years)} distinct years")
                 return Solution(years.pop(), tuple(path))
-            objects = {obj for obj, _ in found if obj is not None}
+            objects = {obj for obj in self._objects[found].tolist() if obj != NO_OBJECT}
             if len(objects) != 1:
                 raise Unsolvable(f"step {step + 1} ({relation} of entity {current}): {len(objects)} candidate entities")
             current = objects.pop()

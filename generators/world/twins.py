@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from generators.world.draws import Draws
-from generators.world.model import Entity, Twin, World
+from generators.world.model import Entity, EntityTable, Twin, World
 from generators.world.names import NameForge
 from generators.world.spec import LAST_YEAR
 
@@ -30,7 +30,7 @@ class GrowingWorld(Protocol):
     country_of_city: dict[int, int]
 
     @property
-    def entities(self) -> list[Entity]:
+    def entities(self) -> EntityTable:
         """The entities made so far, by id."""
         ...
 
@@ -46,11 +46,10 @@ def make_twin(g: GrowingWorld, i: int, d: Draws) -> None:
     """Create entity ``i`` as the twin of entity ``i - 1`` and record what it violates."""
     original = g.entities[i - 1]
     name = g.forge.similar(original.name, original.type in WORK_TYPES, d)
-    twin = Entity(
-        i, original.type, original.kind, name, original.gender, original.born, original.died,
+    twin = g.entities.add(
+        original.type, original.kind, name, original.gender, original.born, original.died,
         original.founded, twin_of=original.id, see_also=original.see_also,
     )
-    g.entities.append(twin)
     facts = [f._replace(subject=i) for f in g.world.facts_of[original.id] if f.relation not in NOT_COPIED]
     timed = [k for k, f in enumerate(facts) if f.time is not None]
     cities = [
@@ -79,7 +78,7 @@ def make_twin(g: GrowingWorld, i: int, d: Draws) -> None:
         else:
             facts[k] = facts[k]._replace(object=new)
             relation, before, after = facts[k].relation, g.entities[old].name.en, g.entities[new].name.en
-    g.world.facts_of[i].extend(facts)
+    g.world.facts_of.extend(i, facts)
     g.world.twins.append(Twin(original.id, i, constraint, relation, before, after))
 
 
