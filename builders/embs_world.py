@@ -11,7 +11,7 @@ oracle (:mod:`generators.embs.collisions`). The first ``quota`` survivors of eac
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,9 +25,12 @@ from generators.embs.collisions import Tested, Verdict, apply_verdicts, oracle_l
 from generators.embs.prompts import render_document
 from generators.embs.spec import QuerySpec
 from generators.embs.world_bank import (
+    BankEntries,
     Entry,
+    EntryDocIds,
     bank_entries,
     doc_id_permutation,
+    entity_domains,
     entity_langs,
     render_entry,
     stated_facts,
@@ -41,7 +44,7 @@ from generators.embs.world_queries import (
 )
 from generators.world.growth import grow_world
 from generators.world.model import World
-from generators.world.schema import DOMAINS, KIND_BY_ID
+from generators.world.schema import DOMAINS
 from generators.world.solver import FactSolver
 from generators.world.spec import LANGS, WorldSpec
 from needlework.tokens import TokenCounter
@@ -58,7 +61,7 @@ class BankRenderer:
     document is rendered once per pass.
     """
 
-    def __init__(self, world: World, entries: list[Entry], entry_of_doc: np.ndarray, langs: list[str],
+    def __init__(self, world: World, entries: Sequence[Entry], entry_of_doc: np.ndarray, langs: list[str],
                  normalize: Callable[[str], str]) -> None:
         self.world, self.entries, self.entry_of_doc, self.langs, self.normalize = world, entries, entry_of_doc, langs, normalize
         self._last: tuple[int, tuple[str, str]] = (-1, ("", ""))
@@ -85,9 +88,9 @@ class WorldBank:
 
     world: World
     langs: list[str]
-    entries: list[Entry]
+    entries: BankEntries
     entry_of_doc: np.ndarray
-    doc_of_entry: dict[tuple[int, int], int]
+    doc_of_entry: Mapping[tuple[int, int], int]
     titles: Sequence[str]
     texts: Sequence[str]
     n_tokens: np.ndarray
@@ -168,8 +171,8 @@ def build_bank(world: World, atomized: dict[int, list[tuple[int, int]]], langs: 
     titles = LazyColumn(len(entries), lambda d: renderer.document(d)[0])
     texts = LazyColumn(len(entries), lambda d: renderer.document(d)[1])
     n_tokens = count_serialized(titles, texts, tokens, progress)
-    domains = np.array([DOMAINS.index(KIND_BY_ID[world.entities[entries[int(i)].entity].kind].domain) for i in entry_of_doc], dtype=np.int8)
-    doc_of_entry = {(e.entity, e.piece): int(doc_ids[i]) for i, e in enumerate(entries)}
+    domains = entity_domains(world)[entries.entities[entry_of_doc]]
+    doc_of_entry = EntryDocIds(entries, doc_ids)
     return WorldBank(world, langs, entries, entry_of_doc, doc_of_entry, titles, texts, n_tokens, domains)
 
 

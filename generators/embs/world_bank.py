@@ -6,15 +6,16 @@ would state the same gold fact (spec §3). An atomized entity (Track 2) is repre
 its article cut at section boundaries instead of the whole article. Document IDs are a seeded
 permutation of the bank's entries, so an ID says nothing about gold status.
 
-This module stores no text: an entry is rendered on demand from the world. (The builder still keeps
-every title and text of the bank in memory for its retrievers; see issue 21's note.)
+This module stores no text: an entry is rendered on demand from the world, and the entries
+themselves are two arrays (:class:`BankEntries`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import overload
 
 import numpy as np
 
@@ -75,16 +76,81 @@ def piece_ranges(n_parts: int, cuts: Sequence[int]) -> list[tuple[int, int]]:
     return [(a, b) for a, b in pairwise(bounds) if b > a]
 
 
-def bank_entries(n_entities: int, atomized: Mapping[int, Sequence[tuple[int, int]]]) -> list[Entry]:
-    """Every document of the bank in entity order: whole articles, or an atomized entity's pieces."""
-    entries: list[Entry] = []
-    for entity in range(n_entities):
-        ranges = atomized.get(entity)
+class BankEntries(Sequence[Entry]):
+    """Every document of the bank in entity order: whole articles, or an atomized entity's pieces.
+
+    Stored as two arrays (the entity of each entry, the first entry of each entity) and the few
+    atomized entities' ranges; an :class:`Entry` is made when read. A list of entries was about
+    0.4 KB a document, which grew the build's memory with the bank (issue 21).
+    """
+
+    def __init__(self, n_entities: int, atomized: Mapping[int, Sequence[tuple[int, int]]]) -> None:
+        counts = np.ones(n_entities, dtype=np.int64)
+        for entity, ranges in atomized.items():
+            counts[entity] = len(ranges)
+        self._first = np.concatenate(([0], np.cumsum(counts)))
+        self._entity = np.repeat(np.arange(n_entities, dtype=np.int32), counts)
+        self._atomized = {entity: tuple(ranges) for entity, ranges in atomized.items()}
+
+    @property
+    def entities(self) -> np.ndarray:
+        """The entity of every entry (read-only)."""
+        view = self._entity.view()
+        view.flags.writeable = False
+        return view
+
+    def __len__(self) -> int:
+        return len(self._entity)
+
+    @overload
+    def __getitem__(self, index: int) -> Entry: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Entry]: ...
+    def __getitem__(self, index: int | slice) -> Entry | list[Entry]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        entity = int(self._entity[index])
+        ranges = self._atomized.get(entity)
         if ranges is None:
-            entries.append(Entry(entity))
-        else:
-            entries.extend(Entry(entity, i + 1, len(ranges), r) for i, r in enumerate(ranges))
-    return entries
+            return Entry(entity)
+        k = int(index) % len(self) - int(self._first[entity])
+        return Entry(entity, k + 1, len(ranges), ranges[k])
+
+    def __iter__(self) -> Iterator[Entry]:
+        return (self[i] for i in range(len(self)))
+
+    def position(self, entity: int, piece: int) -> int:
+        """The index of entry ``(entity, piece)`` (piece 0: the whole article).
+
+        Raises:
+            KeyError: The bank has no such entry.
+        """
+        ranges = self._atomized.get(entity)
+        valid = 0 <= entity < len(self._first) - 1 and (piece == 0 if ranges is None else 1 <= piece <= len(ranges))
+        if not valid:
+            raise KeyError((entity, piece))
+        return int(self._first[entity]) + max(piece - 1, 0)
+
+
+def bank_entries(n_entities: int, atomized: Mapping[int, Sequence[tuple[int, int]]]) -> BankEntries:
+    """Every document of the bank in entity order: whole articles, or an atomized entity's pieces."""
+    return BankEntries(n_entities, atomized)
+
+
+class EntryDocIds(Mapping[tuple[int, int], int]):
+    """``doc_ids[(entity, piece)]``: the doc id of a bank entry, looked up in the arrays rather than a dict."""
+
+    def __init__(self, entries: BankEntries, doc_ids: np.ndarray) -> None:
+        self._entries, self._doc_ids = entries, doc_ids
+
+    def __getitem__(self, key: tuple[int, int]) -> int:
+        return int(self._doc_ids[self._entries.position(*key)])
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return ((e.entity, e.piece) for e in self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 def doc_id_permutation(n_entries: int, seed: int) -> np.ndarray:

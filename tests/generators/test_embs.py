@@ -17,6 +17,7 @@ from generators.embs.scoring import (
     sr_at_k,
 )
 from generators.embs.spec import LadderSpec, QuerySpec, global_scales, scale_tokens
+from generators.embs.world_bank import BankEntries, Entry, EntryDocIds
 from generators.world.model import Fact
 from needlework.errors import BudgetError, SpecError
 
@@ -121,3 +122,15 @@ def test_gold_that_does_not_fit_names_the_domain() -> None:
     with pytest.raises(BudgetError, match=r"domain medical: its 4 gold documents need 80,000 tokens, but its 64K corpus has 64,512 available"):
         build_ladder(tokens, domains, ("medical",), {"medical": [0, 1, 2, 3]}, {}, {"medical": 1024, "all": 1024},
                      LadderSpec(), 0, ("medical",))
+
+
+def test_bank_entries_list_whole_articles_and_pieces_in_entity_order() -> None:
+    """The array-backed entries read as the documents of the bank: entity 1 in two pieces, 3 in one, 4 in none."""
+    entries = BankEntries(5, {1: [(0, 2), (2, 5)], 3: [(0, 1)], 4: []})
+    assert list(entries) == [Entry(0), Entry(1, 1, 2, (0, 2)), Entry(1, 2, 2, (2, 5)), Entry(2), Entry(3, 1, 1, (0, 1))]
+    assert entries[-1] == Entry(3, 1, 1, (0, 1)) and entries[1:3] == [Entry(1, 1, 2, (0, 2)), Entry(1, 2, 2, (2, 5))]
+    doc_ids = EntryDocIds(entries, np.array([40, 41, 42, 43, 44]))
+    assert dict(doc_ids) == {(0, 0): 40, (1, 1): 41, (1, 2): 42, (2, 0): 43, (3, 1): 44}
+    assert (1, 0) not in doc_ids and (1, 3) not in doc_ids and (4, 0) not in doc_ids and (5, 0) not in doc_ids
+    with pytest.raises(KeyError):
+        doc_ids[(3, 0)]
