@@ -419,10 +419,18 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
         _, rss_slope = linear_fit([r["tokens"] / 1e6 for r in ok], [r["peak_rss_mib"] for r in ok])
         _, world_slope = linear_fit([r["tokens"] / 1e6 for r in ok], [r["world_mib"] for r in ok])
         flat = (largest["peak_rss_mib"] - small["peak_rss_mib"]) < 0.1 * small["peak_rss_mib"]
+        # The world model is the build's input (the real-source path holds its sources the same way):
+        # the peak net of the world stage's own rise says whether the build adds anything bank-sized.
+        net_small, net_large = (r["peak_rss_mib"] - r["world_mib"] for r in (small, largest))
+        net_flat = net_large - net_small < 0.1 * net_small
         out.append(f"Memory in bank size: bank x{bank_growth:.1f} -> peak RSS x{rss_growth:.2f} "
                    f"(+{rss_slope:,.1f} MiB per 1M bank tokens; the world model alone is +{world_slope:,.1f} MiB per 1M). "
-                   + ("Memory is FLAT beyond the largest materialized context (1M)." if flat else
-                      "Memory is NOT flat beyond the largest materialized context (1M): it grows linearly with the bank."))
+                   + ("Peak memory is FLAT beyond the largest materialized context (1M)." if flat else
+                      "Peak memory is NOT flat: it grows linearly with the bank.")
+                   + f" Net of the world stage's rise (the world model as grown, with its growth's working set) the peak goes "
+                   f"{net_small:,.0f} -> {net_large:,.0f} MiB: "
+                   + ("FLAT (within 10%): the build itself holds nothing bank-sized." if net_flat else
+                      "NOT flat: the build itself holds something bank-sized."))
 
     if contexts is not None:
         c = contexts

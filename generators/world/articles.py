@@ -53,7 +53,7 @@ def format_time(time: str, lex: Lexicon) -> str:
 def fact_sentence(world: World, entity: Entity, fact: Fact, lex: Lexicon, d: Draws) -> str:
     """One sentence stating ``fact`` about ``entity``, in the lexicon's language."""
     template = d.choice(lex.facts[f"{fact.relation}:{entity.type}"])
-    name = entity.name.en if lex.lang == "en" else entity.name.zh
+    name = world.name(entity.id, lex.lang)
     fields = {"s": name, "o": "", "year": "", "date": "", "value": ""}
     if fact.object is not None:
         fields["o"] = world.name(fact.object, lex.lang)
@@ -83,7 +83,7 @@ def render_article(world: World, entity_id: int, lex: Lexicon) -> Article:
     structure = Draws.keyed(seed, f"article/{lang}", e.twin_of if e.twin_of is not None else e.id)
     filler = Draws.keyed(seed, f"filler/{lang}", e.id)
     budget = target_chars(structure, world, lang)
-    name = e.name.en if lang == "en" else e.name.zh
+    name = world.name(e.id, lang)
     noun, a_noun = lex.kinds[e.kind]
     sep = lex.sentence_sep
 

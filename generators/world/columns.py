@@ -13,6 +13,8 @@ from array import array
 from collections.abc import Hashable, Iterable
 from typing import Generic, TypeVar
 
+import numpy as np
+
 V = TypeVar("V", bound=Hashable)
 
 NONE_INT = -(2**31)
@@ -162,3 +164,33 @@ class RaggedColumn:
 
     def __len__(self) -> int:
         return len(self._ends)
+
+
+class PackedIntSet:
+    """A growing set of unsigned 64-bit ints in about 8 bytes each (a Python set of ints takes ~90).
+
+    Members are a sorted array plus a small set of recent additions, merged into the array when it
+    reaches :attr:`MERGE_AT`; a lookup is a set probe and a binary search.
+    """
+
+    MERGE_AT = 8192
+
+    def __init__(self) -> None:
+        self._sorted = np.empty(0, dtype=np.uint64)
+        self._recent: set[int] = set()
+
+    def __contains__(self, value: int) -> bool:
+        if value in self._recent:
+            return True
+        i = int(np.searchsorted(self._sorted, np.uint64(value)))
+        return i < len(self._sorted) and int(self._sorted[i]) == value
+
+    def add(self, value: int) -> None:
+        self._recent.add(value)
+        if len(self._recent) >= self.MERGE_AT:
+            recent = np.fromiter(self._recent, dtype=np.uint64, count=len(self._recent))
+            self._sorted = np.sort(np.concatenate((self._sorted, recent)))
+            self._recent.clear()
+
+    def __len__(self) -> int:
+        return len(self._sorted) + len(self._recent)

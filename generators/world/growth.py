@@ -12,6 +12,7 @@ living people of a fitting age, and write, direct or perform while alive.
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
 
 from generators.world.draws import Draws, cumulative
@@ -51,7 +52,7 @@ class Growth:
     def __init__(self, spec: WorldSpec, seed: int) -> None:
         self.world = World(spec, seed)
         self.forge = NameForge()
-        self.pools: dict[str, list[int]] = defaultdict(list)
+        self.pools: dict[str, array] = defaultdict(lambda: array("i"))  # entity ids, 4 bytes each
         self.country_of_city: dict[int, int] = {}
         self.capital_of: dict[int, int] = {}
         self.spouse: dict[int, int] = {}

@@ -9,10 +9,12 @@ name reads ``Korello`` in English and ``科雷洛`` in Chinese. Keeping the toke
 
 from __future__ import annotations
 
+import hashlib
 import string
 from dataclasses import dataclass
 
 from needlework.errors import SpecError
+from generators.world.columns import PackedIntSet
 from generators.world.draws import Draws
 from generators.world.name_data import AVOID_NAMES, AVOID_SUBSTRINGS, FINAL_ONLY, INITIAL_SYLLABLES, NAME_PATTERNS, SYLLABLES
 from generators.world.title_data import AVOID_TITLE_PAIRS, TITLE_ADJECTIVES, TITLE_NOUNS, TITLE_PATTERNS
@@ -81,21 +83,32 @@ def _render(pattern: tuple[str, str], tokens: tuple[tuple[str, tuple[int, ...]],
     return en_text, f"《{zh_text}》" if is_work else zh_text
 
 
+def _fingerprint(lang: str, text: str) -> int:
+    """A stable 64-bit fingerprint of a name in a language (the same in every process, unlike ``hash``)."""
+    return int.from_bytes(hashlib.blake2b(f"{lang}\0{text}".encode(), digest_size=8).digest(), "little")
+
+
 class NameForge:
-    """Draws names that no earlier name of the same world shares, in either language."""
+    """Draws names that no earlier name of the same world shares, in either language.
+
+    It remembers names by 64-bit fingerprint in a :class:`PackedIntSet` rather than as text: a
+    160K-entity world's names as two sets of strings were about 350 B an entity while it grew. Two different names with
+    one fingerprint (odds about n^2 / 2^65) would only make the second be drawn again, so names
+    stay unique and the draw stays deterministic.
+    """
 
     def __init__(self) -> None:
-        self._used_en: set[str] = set()
-        self._used_zh: set[str] = set()
+        self._used = PackedIntSet()
 
     def _claim(self, pattern: tuple[str, str], tokens: tuple, is_work: bool) -> Name | None:
         if not _acceptable(tokens):
             return None
         en, zh = _render(pattern, tokens, is_work)
-        if en in self._used_en or zh in self._used_zh:
+        keys = (_fingerprint("en", en), _fingerprint("zh", zh))
+        if keys[0] in self._used or keys[1] in self._used:
             return None
-        self._used_en.add(en)
-        self._used_zh.add(zh)
+        self._used.add(keys[0])
+        self._used.add(keys[1])
         return Name(en, zh, pattern, tokens)
 
     def draw(self, kind: Kind, d: Draws) -> Name:

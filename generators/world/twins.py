@@ -9,6 +9,7 @@ negatives whose labels are known exactly.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from generators.world.draws import Draws
@@ -26,7 +27,7 @@ class GrowingWorld(Protocol):
 
     world: World
     forge: NameForge
-    pools: dict[str, list[int]]
+    pools: Mapping[str, Sequence[int]]
     country_of_city: dict[int, int]
 
     @property
@@ -77,7 +78,7 @@ def make_twin(g: GrowingWorld, i: int, d: Draws) -> None:
             constraint = "name"
         else:
             facts[k] = facts[k]._replace(object=new)
-            relation, before, after = facts[k].relation, g.entities[old].name.en, g.entities[new].name.en
+            relation, before, after = facts[k].relation, g.world.name(old, "en"), g.world.name(new, "en")
     g.world.facts_of.extend(i, facts)
     g.world.twins.append(Twin(original.id, i, constraint, relation, before, after))
 

@@ -7,6 +7,7 @@ import pytest
 from generators.world.columns import (
     IntColumn,
     InternedColumn,
+    PackedIntSet,
     RaggedColumn,
     TextColumn,
     TimeColumn,
@@ -48,6 +49,16 @@ def test_int_interned_text_and_ragged_columns_round_trip():
     assert ragged[2] == (9, 9, 9) and ragged[1] == (3, 1)
     with pytest.raises(IndexError, match="only the last row"):
         ragged[0] = (1,)
+
+
+def test_packed_int_set_answers_membership_before_and_after_merges():
+    members = PackedIntSet()
+    members.MERGE_AT = 3  # merge into the sorted array every third addition
+    added = [2**64 - 1, 0, 17, 2**63, 5, 17, 99]
+    for value in added:
+        members.add(value)
+    assert all(v in members for v in added) and len(set(added)) <= len(members) <= len(added)
+    assert not any(v in members for v in (1, 16, 18, 2**63 - 1, 2**64 - 2))
 
 
 def test_entity_views_read_and_write_their_row():
