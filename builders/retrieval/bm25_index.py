@@ -21,7 +21,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -173,6 +173,42 @@ def _write_json(path: Path, value: Any) -> None:
     path.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
 
 
+class PackedVocabulary:
+    """A term -> id lookup in about 30 bytes a term, where a dict of strings takes about 130.
+
+    A bank's vocabulary grows with it (about one new term a document on the synthetic world, 190K
+    terms at 100M tokens), and the index is open while queries are scored. The terms' UTF-8 bytes
+    are stored in one buffer, ordered by the term's ``hash``; a lookup binary-searches the hash and
+    compares the bytes, so it is exact (the hash only has to be stable within this process).
+    """
+
+    key = staticmethod(hash)
+    """The term's search key (any function of the term; equal keys are told apart by the bytes)."""
+
+    def __init__(self, vocab: Mapping[str, int]) -> None:
+        encoded = [term.encode("utf-8") for term in vocab]
+        hashes = np.fromiter((self.key(term) for term in vocab), dtype=np.int64, count=len(encoded))
+        order = np.argsort(hashes, kind="stable")
+        self._hashes = hashes[order]
+        self._ids = np.fromiter(vocab.values(), dtype=np.int64, count=len(encoded))[order]
+        self._ends = np.cumsum(np.fromiter((len(encoded[i]) for i in order.tolist()), dtype=np.int64, count=len(encoded)))
+        self._bytes = b"".join(encoded[i] for i in order.tolist())
+
+    def get(self, term: str) -> int | None:
+        """The id of ``term``, or None if the vocabulary does not have it."""
+        key, data = self.key(term), term.encode("utf-8")
+        i = int(np.searchsorted(self._hashes, key))
+        while i < len(self._hashes) and self._hashes[i] == key:
+            start = int(self._ends[i - 1]) if i else 0
+            if self._bytes[start:int(self._ends[i])] == data:
+                return int(self._ids[i])
+            i += 1
+        return None
+
+    def __len__(self) -> int:
+        return len(self._hashes)
+
+
 class DiskIndex:
     """Scores from an index folder, reading only the posting lists a query needs.
 
@@ -184,7 +220,7 @@ class DiskIndex:
         self.folder = Path(folder)
         params = json.loads((self.folder / PARAMS).read_text(encoding="utf-8"))
         self.num_docs: int = int(params["num_docs"])
-        self.vocab: dict[str, int] = json.loads((self.folder / VOCAB).read_text(encoding="utf-8"))
+        self.vocab = PackedVocabulary(json.loads((self.folder / VOCAB).read_text(encoding="utf-8")))
         self.indptr = np.load(self.folder / INDPTR)
         self._data = _NpyColumn(self.folder / DATA)
         self._indices = _NpyColumn(self.folder / INDICES)

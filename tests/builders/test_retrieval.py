@@ -17,7 +17,7 @@ import builders.retrieval.bm25 as bm25_module
 import builders.retrieval.dense as dense_module
 from builders.retrieval.base import full_order, order_keys, ranks_of, search_batch, top_k
 from builders.retrieval.bm25 import BM25Retriever, tokenize
-from builders.retrieval.bm25_index import DiskIndex, write_index
+from builders.retrieval.bm25_index import DiskIndex, PackedVocabulary, write_index
 from builders.retrieval.cache import RetrievalCache, cache_key, corpus_fingerprint, default_cache_dir
 from builders.retrieval.dense import DenseRetriever
 from builders.retrieval.hybrid import HybridRetriever
@@ -224,6 +224,18 @@ def test_streamed_bm25_index_is_bm25s_index_value_for_value(musique, tmp_path):
             assert np.array_equal(disk.get_scores(tokens), expected), query
     with pytest.raises(SpecError, match="empty"):
         write_index(iter([]), tmp_path / "empty", k1=0.9, b=0.4, stopwords="en")
+
+
+class _OneKeyVocabulary(PackedVocabulary):
+    key = staticmethod(lambda term: 7)  # every term collides: only the stored bytes tell them apart
+
+
+@pytest.mark.parametrize("packed", [PackedVocabulary, _OneKeyVocabulary])
+def test_packed_vocabulary_is_the_dict_it_was_built_from(packed):
+    vocab = {"the": 0, "journal": 1, "的导": 2, "": 3, "naïve": 4, "journals": 5, "ａ": 6}
+    lookup = packed(vocab)
+    assert len(lookup) == len(vocab) and {t: lookup.get(t) for t in vocab} == vocab
+    assert [lookup.get(t) for t in ("journ", "Journal", "的", "zzzqqq", "the ")] == [None] * 5
 
 
 def test_bm25_index_is_cached(musique, tmp_path, monkeypatch):
