@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -30,6 +30,7 @@ from generators.embs.ladder import Corpus
 from generators.embs.scoring import fr_at_k, mean_defined, r_at_1, sr_at_k
 from generators.embs.spec import scale_sort_key
 from needlework.errors import SpecError
+from needlework.rows import RowSequence
 
 TOP = 100
 """Documents kept per ranking row (OURS; also the depth a reranker would take)."""
@@ -47,12 +48,14 @@ CorpusScorer = Callable[[np.ndarray], QueryScorer]
 """``corpus doc ids (ascending) -> QueryScorer``: a corpus is opened (BM25: indexed) once, then scored in query blocks."""
 
 
-class LazyColumn(Sequence[str]):
+class LazyColumn(RowSequence[str]):
     """A read-only sequence of ``length`` strings whose item ``i`` is ``get(i)``, computed when asked.
 
     How the bank's titles and texts (rendered from the world) and a ladder corpus's view of them
     are passed to retrievers without holding them.
     """
+
+    row_name = "document"
 
     def __init__(self, length: int, get: Callable[[int], str]) -> None:
         self._length, self._get = length, get
@@ -60,16 +63,8 @@ class LazyColumn(Sequence[str]):
     def __len__(self) -> int:
         return self._length
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._length))]
-        if not -self._length <= index < self._length:
-            raise IndexError(f"doc {index} outside a bank of {self._length} documents")
-        return self._get(index % self._length)
+    def _row(self, index: int) -> str:
+        return self._get(index)
 
 
 def subset(column: Sequence[str], ids: np.ndarray) -> LazyColumn:

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import overload
 
 import numpy as np
 
@@ -25,6 +24,7 @@ from generators.world.articles import Article, render_article
 from generators.world.model import Fact, World
 from generators.world.schema import DOMAINS, KIND_BY_ID
 from generators.world.tables import LEXICONS
+from needlework.rows import RowSequence
 
 ZH_SHARE = 0.5
 """Probability that an entity is written in Chinese (spec §3)."""
@@ -76,7 +76,7 @@ def piece_ranges(n_parts: int, cuts: Sequence[int]) -> list[tuple[int, int]]:
     return [(a, b) for a, b in pairwise(bounds) if b > a]
 
 
-class BankEntries(Sequence[Entry]):
+class BankEntries(RowSequence[Entry]):
     """Every document of the bank in entity order: whole articles, or an atomized entity's pieces.
 
     Stored as two arrays (the entity of each entry, the first entry of each entity) and the few
@@ -99,25 +99,18 @@ class BankEntries(Sequence[Entry]):
         view.flags.writeable = False
         return view
 
+    row_name = "entry"
+
     def __len__(self) -> int:
         return len(self._entity)
 
-    @overload
-    def __getitem__(self, index: int) -> Entry: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Entry]: ...
-    def __getitem__(self, index: int | slice) -> Entry | list[Entry]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def _row(self, index: int) -> Entry:
         entity = int(self._entity[index])
         ranges = self._atomized.get(entity)
         if ranges is None:
             return Entry(entity)
-        k = int(index) % len(self) - int(self._first[entity])
+        k = index - int(self._first[entity])
         return Entry(entity, k + 1, len(ranges), ranges[k])
-
-    def __iter__(self) -> Iterator[Entry]:
-        return (self[i] for i in range(len(self)))
 
     def position(self, entity: int, piece: int) -> int:
         """The index of entry ``(entity, piece)`` (piece 0: the whole article).

@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, overload
+from typing import Any, NamedTuple
 
 from generators.world.columns import (
     IntColumn,
@@ -22,6 +22,7 @@ from generators.world.columns import (
 )
 from generators.world.names import Name
 from generators.world.spec import WorldSpec
+from needlework.rows import RowSequence
 
 
 class Fact(NamedTuple):
@@ -127,7 +128,7 @@ class Entity:
         return "Entity(" + ", ".join(f"{f}={v!r}" for f, v in zip(self.FIELDS, self.values())) + ")"
 
 
-class EntityTable:
+class EntityTable(RowSequence[Entity]):
     """Every entity's fields as columns, in id order; ``table[i]`` is the :class:`Entity` view of row ``i``.
 
     A name is stored as its two texts, its pattern and its tokens (``field code, count, ids...`` per
@@ -175,24 +176,13 @@ class EntityTable:
         """An entity's name in a language, without building the whole :class:`Name`."""
         return self.name_en[row] if lang == "en" else self.name_zh[row]
 
+    row_name = "entity"
+
     def __len__(self) -> int:
         return len(self.type)
 
-    @overload
-    def __getitem__(self, row: int) -> Entity: ...
-    @overload
-    def __getitem__(self, row: slice) -> list[Entity]: ...
-    def __getitem__(self, row: int | slice) -> Entity | list[Entity]:
-        if isinstance(row, slice):
-            return [Entity(self, i) for i in range(*row.indices(len(self)))]
-        if row < 0:
-            row += len(self)
-        if not 0 <= row < len(self):
-            raise IndexError(f"entity {row} out of range ({len(self)} entities)")
+    def _row(self, row: int) -> Entity:
         return Entity(self, row)
-
-    def __iter__(self) -> Iterator[Entity]:
-        return (Entity(self, i) for i in range(len(self)))
 
 
 class FactTable:
