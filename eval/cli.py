@@ -75,6 +75,9 @@ def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
                      help="Answer = text after the last occurrence of this marker; '' keeps everything."),
         click.option("--answer-prefix", type=click.Choice(["user", "assistant", "omit"]), default="user",
                      show_default=True, help="Answer prefix at the end of the user turn, as a prefill, or dropped."),
+        click.option("--scoring", type=click.Choice(["official", "lenient"]), default="official", show_default=True,
+                     help="Read and score answers as the benchmark's official code does, or needlework's lenient reading "
+                          "(NeedleBench M-RS: a keyword anywhere; ATC: case and final punctuation ignored)."),
     ]):
         fn = option(fn)
     return fn
@@ -127,7 +130,7 @@ def main() -> None:
 @domain_errors
 def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
                 lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], gen_kwargs: str | None,
-                seed: int, thinking_end: str, answer_prefix: str, backend: str, model: str, base_url: str | None,
+                seed: int, thinking_end: str, answer_prefix: str, scoring: str, backend: str, model: str, base_url: str | None,
                 api_key_env: str, concurrency: int, timeout_s: float, max_retries: int, wait_for_server_s: float,
                 max_model_len: int | None, max_error_rate: float, output_dir: Path | None, progress: bool) -> None:
     """Run a model over release splits; re-running the same command resumes."""
@@ -139,7 +142,7 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
         split=split, base_url=base_url, concurrency=concurrency, limit=limit,
         select=RowSelection(lengths, sizes, buckets), generation=parse_gen_kwargs(gen_kwargs),
         seed=seed, output_dir=output_dir, max_error_rate=max_error_rate, timeout_s=timeout_s,
-        max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix),  # type: ignore[arg-type]
+        max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix, scoring),  # type: ignore[arg-type]
         api_key_env=api_key_env, max_model_len=max_model_len, wait_for_server_s=wait_for_server_s,
     )
     try:
@@ -208,7 +211,7 @@ def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url
 @click.option("--price-output", type=float, default=None, help="USD per million output tokens.")
 @domain_errors
 def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
-                  lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, tokenizer: str | None,
+                  lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, scoring: str, tokenizer: str | None,
                   price_input: float | None, price_output: float | None) -> None:
     """Dry run: prompt tokens (and cost, given prices) of a run, without calling a model."""
     from eval.count import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT, count_run
@@ -217,7 +220,7 @@ def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], 
 
     spec = RunSpec(dataset=dataset, configs=configs, model="(count)", backend="vllm", revision=revision, split=split,
                    limit=limit, select=RowSelection(lengths, sizes, buckets), generation=parse_gen_kwargs(gen_kwargs), seed=seed,
-                   task_options=TaskOptions(thinking_end or None, answer_prefix))  # type: ignore[arg-type]
+                   task_options=TaskOptions(thinking_end or None, answer_prefix, scoring))  # type: ignore[arg-type]
     name, counts = count_run(spec, tokenizer)
     click.echo(f"tokenizer: {name} (+{CHAT_TOKENS_PER_PROMPT} tokens per prompt and {CHAT_TOKENS_PER_MESSAGE} "
                "per message for the chat format)")

@@ -78,7 +78,7 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
     wanted = {(e["config"], e["row_id"]): e for e in saved["expected"]
               if e["task"] in benchmark.tasks and e["key"] in answered and e["key"] not in done}
     if wanted:
-        options = TaskOptions(**info["task_options"])
+        options = TaskOptions.from_record(info["task_options"])
         settings = dict(generation or DEFAULT_GENERATION)
         tasks: dict[str, Task] = {}
         selection = RowSelection.from_record(info.get("select"))

@@ -279,7 +279,7 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
         saved = (directory.read_run(), directory.latest_samples())
     saved_run, records = saved
     run_info, expected = saved_run["run"], saved_run["expected"]
-    options = TaskOptions(**run_info["task_options"])
+    options = TaskOptions.from_record(run_info["task_options"])
     scored = score_samples(expected, records, options)
     metrics = sorted({get_task(t, options).metric for t in {e["task"] for e in expected}})
     counts = count_outcomes(scored)

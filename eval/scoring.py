@@ -258,6 +258,66 @@ def exact_answer_match(references: Sequence[str], prediction: str) -> float:
     return 0.0
 
 
+_OC_TEXT = re.compile(r"\\text\{([^}]+)\}")
+_OC_BOXED = re.compile(r"\\boxed\{([^}]+)\}")
+_OC_DISPLAY_BRACKET = re.compile(r"\\[\[\]]")
+_OC_WHITESPACE = re.compile(r"\s+")
+_OC_OUTER_BRACES = re.compile(r"^\{(.*)\}$")
+OFFICIAL_NO_ANSWER = "None"
+"""What the official reading gives a response without a usable box (it never equals a name)."""
+
+
+def official_boxed_answer(response: str) -> str:
+    r"""The answer NeedleBench v2's official scoring reads from a response (M-RS and ATC).
+
+    Follows OpenCompass ``needlebench_atc_postprocess_v2`` (``opencompass/datasets/needlebench_v2/atc.py``)
+    with its ``extract_boxed_answer(..., strip_double_curly_brace=True)``: the last ``\boxed`` (or,
+    without one, ``\fbox``), its brace-balanced content only when the box reads exactly
+    ``\boxed{...}``, one pair of outer braces dropped; then ``\text{x}`` and ``\boxed{x}`` replaced by
+    ``x``, ``\[`` and ``\]`` removed, every backslash removed, whitespace runs collapsed and the ends
+    stripped, ``"`` and ``'`` removed, ``~`` turned into a space. No box, an unclosed one or an empty
+    answer read :data:`OFFICIAL_NO_ANSWER`.
+    """
+    start = response.rfind("\\boxed")
+    if start < 0:
+        start = response.rfind("\\fbox")
+    if start < 0:
+        return OFFICIAL_NO_ANSWER
+    depth, end = 0, None
+    for i in range(start, len(response)):
+        if response[i] == "{":
+            depth += 1
+        elif response[i] == "}":
+            depth -= 1
+            if depth == 0:
+                end = i
+                break
+    box = response[start:end + 1] if end is not None else ""
+    if not (box.startswith("\\boxed{") and box.endswith("}")):
+        return OFFICIAL_NO_ANSWER
+    answer = box[len("\\boxed{"):-1]
+    outer = _OC_OUTER_BRACES.match(answer)
+    if outer:
+        answer = outer.group(1)
+    if not answer:
+        return OFFICIAL_NO_ANSWER
+    answer = _OC_DISPLAY_BRACKET.sub("", _OC_BOXED.sub(r"\1", _OC_TEXT.sub(r"\1", answer)))
+    answer = answer.replace("\\\\", "").replace("\\", "")
+    answer = _OC_WHITESPACE.sub(" ", answer).strip()
+    return answer.replace('"', "").replace("'", "").replace("~", " ")
+
+
+def official_exact_match(references: Sequence[str], prediction: str) -> float:
+    """NeedleBench v2's official exact match (OpenCompass ``NeedleBenchATCEvaluator``, used for ATC and M-RS).
+
+        score = 1 if P.strip() == a.strip() for the reference a, else 0
+
+    Case, punctuation and Unicode form count: ``nina watts`` or ``Nina Watts.`` do not equal
+    ``Nina Watts``. ``prediction`` is :func:`official_boxed_answer`'s reading of the response.
+    """
+    return 1.0 if any(prediction.strip() == r.strip() for r in references) else 0.0
+
+
 def weighted_average(acc_by_needles: Mapping[int, float]) -> float:
     """NeedleBench equation 4, the needle-count-weighted average of ATC accuracy.
 

@@ -16,6 +16,7 @@ from typing import Any, Literal, Mapping, Protocol, Sequence
 from eval.backends.base import Message
 
 AnswerPrefixPlacement = Literal["user", "assistant", "omit"]
+Scoring = Literal["official", "lenient"]
 _BOXED = re.compile(r"\\boxed\s*\{")
 
 
@@ -29,16 +30,27 @@ class TaskOptions:
         answer_prefix: Where a row's answer prefix goes: at the end of the user turn as built
             ("user", the paper's prompt verbatim), as an assistant prefill ("assistant"; the
             server must continue the final message), or dropped ("omit").
+        scoring: "official" reads and scores answers as the benchmark's official code does (the
+            default, so numbers stand next to the paper's); "lenient" uses needlework's more
+            forgiving reading where a task has one (each task's docstring says which).
     """
 
     thinking_end: str | None = "</think>"
     answer_prefix: AnswerPrefixPlacement = "user"
+    scoring: Scoring = "official"
 
     def __post_init__(self) -> None:
         if self.answer_prefix not in ("user", "assistant", "omit"):
             raise ValueError(f"answer_prefix must be user, assistant or omit, not {self.answer_prefix!r}")
         if self.thinking_end == "":
             raise ValueError("thinking_end must be a non-empty marker or None")
+        if self.scoring not in ("official", "lenient"):
+            raise ValueError(f"scoring must be official or lenient, not {self.scoring!r}")
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> TaskOptions:
+        """The options a run file recorded. Runs recorded before ``scoring`` existed were scored leniently."""
+        return cls(**{"scoring": "lenient", **record})
 
 
 class Task(Protocol):

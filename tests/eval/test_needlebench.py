@@ -10,31 +10,35 @@ from typing import Any
 import pytest
 
 from builders.needlebench import NeedleBenchBuild, build
+from eval.benchmarks import TASKS, get_task, task_name_for_row
+from eval.benchmarks.needlebench.summary import needlebench_summary
+from eval.benchmarks.needlebench.tasks import NEEDLEBENCH_METRIC, plain_number
 from eval.release import open_release
 from eval.report import write_report
 from eval.report_runs import load_runs
-from eval.benchmarks.needlebench.summary import needlebench_summary
 from eval.results import aggregate_scores
 from eval.scored import ScoredSample
 from eval.scoring import (
+    OFFICIAL_NO_ANSWER,
     enl,
     exact_answer_match,
     keyword_match,
     keyword_recall,
     normalize_boxed_answer,
+    official_boxed_answer,
+    official_exact_match,
     weighted_average,
 )
-from eval.benchmarks import TASKS, get_task, task_name_for_row
-from eval.benchmarks.needlebench.tasks import NEEDLEBENCH_METRIC, plain_number
 from eval.task import TaskOptions
 from needlework.errors import SpecError
 
 NEEDLEBENCH_TASKS = ("needlebench/s-rt", "needlebench/m-rt", "needlebench/m-rs", "needlebench/atc")
 
 
-def score(task: str, response: str, references: list[str], thinking_end: str | None = "</think>") -> float:
+def score(task: str, response: str, references: list[str], thinking_end: str | None = "</think>",
+          scoring: str = "official") -> float:
     """The score of a raw response under a registered NeedleBench task."""
-    scorer = get_task(f"needlebench/{task}", TaskOptions(thinking_end=thinking_end))
+    scorer = get_task(f"needlebench/{task}", TaskOptions(thinking_end=thinking_end, scoring=scoring))  # type: ignore[arg-type]
     return scorer.score(scorer.extract(response), references)
 
 
@@ -147,70 +151,92 @@ def test_keyword_scorers_need_a_keyword():
     assert keyword_recall(["Alpha", "Vanako"], "vanako") == 0.5
 
 
-# --- M-RS: the last box, else the response ------------------------------------------------------------
+# --- M-RS and ATC: official exact match of the last box (lenient readings as the named alternative) ---
+
+@pytest.mark.parametrize(
+    ("response", "official", "lenient"),
+    [
+        ("So the oldest relative is \\boxed{Samuel Middleton}.", 1.0, 1.0),
+        ("\\boxed{\\text{Samuel Middleton}}", 1.0, 1.0),
+        ("First \\boxed{Faith Dudley}, no wait: \\boxed{samuel middleton}", 0.0, 1.0),  # official: case counts
+        ("Samuel Middleton is Faith's parent, so the answer is \\boxed{Faith Dudley}.", 0.0, 0.0),
+        ("The eldest relative is Samuel Middleton.", 0.0, 1.0),  # no box: official 0, lenient reads the response
+        ("The eldest relative is Faith Dudley.", 0.0, 0.0),
+        ("\\boxed{Samuel Middleton and Faith Dudley}", 0.0, 1.0),  # lenient: the name anywhere in the box
+        ("<think>\\boxed{Samuel Middleton}</think>\\boxed{Faith Dudley}", 0.0, 0.0),
+        ("所以宫阳能够向上追溯到的最年长的亲人是\\boxed{阿柳}。", 1.0, 1.0),
+        ("最年长的亲人是\\boxed{甘健}，不是阿柳。", 0.0, 0.0),
+    ],
+)
+def test_multi_needle_reasoning_scores_the_last_box_as_the_official_code(response: str, official: float, lenient: float):
+    """Official: OpenCompass's v2 M-RS configs (``configs/datasets/needlebench_v2/needlebench_v2_*k/
+    needlebench_v2_multi_reasoning_*k.py``) evaluate with the ATC eval config, i.e.
+    ``needlebench_atc_postprocess_v2`` + ``NeedleBenchATCEvaluator`` (``opencompass/datasets/needlebench_v2/atc.py``)."""
+    reference = ["阿柳"] if "阿柳" in response or "甘健" in response else ["Samuel Middleton"]
+    assert score("m-rs", response, reference) == official
+    assert score("m-rs", response, reference, scoring="lenient") == lenient
 
 
 @pytest.mark.parametrize(
-    ("response", "expected"),
+    ("response", "reference", "official", "lenient"),
     [
-        ("So the oldest relative is \\boxed{Samuel Middleton}.", 1.0),
-        ("\\boxed{\\text{Samuel Middleton}}", 1.0),
-        ("First \\boxed{Faith Dudley}, no wait: \\boxed{samuel middleton}", 1.0),
-        ("Samuel Middleton is Faith's parent, so the answer is \\boxed{Faith Dudley}.", 0.0),
-        ("The eldest relative is Samuel Middleton.", 1.0),  # no box: the whole response
-        ("The eldest relative is Faith Dudley.", 0.0),
-        ("<think>\\boxed{Samuel Middleton}</think>\\boxed{Faith Dudley}", 0.0),
+        ("So the answer is \\boxed{Nina Watts}.", "Nina Watts", 1.0, 1.0),
+        ("\\boxed{nina   watts.}", "Nina Watts", 0.0, 1.0),
+        ("\\boxed{\\text{Nina Watts}}", "Nina Watts", 1.0, 1.0),
+        ("\\boxed{{Nina Watts}}", "Nina Watts", 1.0, 0.0),  # official drops one pair of outer braces
+        ("\\boxed{\\textbf{\\text{Nina Watts}}}", "Nina Watts", 0.0, 1.0),  # official keeps "textbf{...}"
+        ("\\boxed{'Nina Watts'}", "Nina Watts", 1.0, 1.0),  # official removes ' and "
+        ("\\boxed{“Nina Watts”}", "Nina Watts", 0.0, 1.0),  # ... but not curly quotes
+        ("\\boxed{Nina~Watts}", "Nina Watts", 1.0, 1.0),
+        ("\\boxed{Nina}", "Nina Watts", 0.0, 0.0),
+        ("\\boxed{Nina Watts (her great-grandmother)}", "Nina Watts", 0.0, 0.0),
+        ("\\boxed{Nina Watts and Joyce Hobbs}", "Nina Watts", 0.0, 0.0),
+        ("The eldest ancestor is Nina Watts.", "Nina Watts", 0.0, 0.0),  # no box: an instruction-following error
+        ("\\boxed{}", "Nina Watts", 0.0, 0.0),
+        ("\\fbox{Nina Watts}", "Nina Watts", 0.0, 0.0),
+        ("\\boxed {Nina Watts}", "Nina Watts", 0.0, 1.0),  # official needs "\\boxed{" exactly
+        ("\\boxed{Nina Watts} ... on reflection \\boxed{Joyce Hobbs}", "Nina Watts", 0.0, 0.0),
+        ("\\boxed{Joyce Hobbs} ... on reflection \\boxed{Nina Watts}", "Nina Watts", 1.0, 1.0),
+        ("\\boxed{Nina Watts", "Nina Watts", 0.0, 1.0),  # unclosed: official reads no answer, lenient to the end
+        ("<think>\\boxed{Nina Watts}</think>\\boxed{Joyce Hobbs}", "Nina Watts", 0.0, 0.0),
+        ("\\boxed{湛俊}", "湛俊", 1.0, 1.0),
+        ("所以答案是\\boxed{「湛俊」。}", "湛俊", 0.0, 1.0),
+        ("\\boxed{湛}", "湛俊", 0.0, 0.0),
+        ("\\boxed{5}", "5", 1.0, 1.0),
+        ("\\boxed{05}", "5", 0.0, 1.0),
+        ("\\boxed{５}", "5", 0.0, 1.0),
+        ("\\boxed{5 generations}", "5", 0.0, 1.0),
+        ("\\boxed{\\text{5 Generations}}", "5", 0.0, 1.0),
+        ("相隔\\boxed{5}代", "5", 1.0, 1.0),
+        ("\\boxed{5代}", "5", 0.0, 1.0),
+        ("\\boxed{15}", "5", 0.0, 0.0),
+        ("\\boxed{6}", "5", 0.0, 0.0),
+        ("\\boxed{five}", "5", 0.0, 0.0),
+        ("\\boxed{about 5}", "5", 0.0, 0.0),
+        ("\\boxed{5 or 6}", "5", 0.0, 0.0),
     ],
 )
-def test_multi_needle_reasoning_reads_the_last_box(response: str, expected: float):
-    assert score("m-rs", response, ["Samuel Middleton"]) == expected
+def test_atc_is_exact_match_of_the_last_box_as_the_official_code(response: str, reference: str, official: float,
+                                                                  lenient: float):
+    """Official: ``needlebench_atc_postprocess_v2`` then ``NeedleBenchATCEvaluator``'s ``pred.strip() == ref.strip()``
+    (``opencompass/datasets/needlebench_v2/atc.py``); lenient: :func:`eval.scoring.exact_answer_match`."""
+    assert score("atc", response, [reference]) == official
+    assert score("atc", response, [reference], scoring="lenient") == lenient
 
 
-def test_multi_needle_reasoning_in_chinese():
-    assert score("m-rs", "所以宫阳能够向上追溯到的最年长的亲人是\\boxed{阿柳}。", ["阿柳"]) == 1.0
-    assert score("m-rs", "最年长的亲人是\\boxed{甘健}，不是阿柳。", ["阿柳"]) == 0.0
+def test_official_boxed_answer_reads_as_needlebench_v2_postprocess():
+    assert official_boxed_answer('So \\boxed{\\text{"Nina  Watts"}}.') == "Nina Watts"
+    assert official_boxed_answer("\\boxed{\\[Nina\\]}") == "Nina"
+    assert official_boxed_answer("no box") == official_boxed_answer("\\boxed{{}}") == OFFICIAL_NO_ANSWER
+    assert official_exact_match(["Nina Watts "], " Nina Watts") == 1.0 and official_exact_match(["Nina Watts"], "None") == 0.0
 
 
-# --- ATC: exact match of the last box -----------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("response", "reference", "expected"),
-    [
-        ("So the answer is \\boxed{Nina Watts}.", "Nina Watts", 1.0),
-        ("\\boxed{nina   watts.}", "Nina Watts", 1.0),
-        ("\\boxed{\\text{Nina Watts}}", "Nina Watts", 1.0),
-        ("\\boxed{\\textbf{\\text{Nina Watts}}}", "Nina Watts", 1.0),
-        ("\\boxed{'Nina Watts'}", "Nina Watts", 1.0),
-        ("\\boxed{“Nina Watts”}", "Nina Watts", 1.0),
-        ("\\boxed{Nina}", "Nina Watts", 0.0),
-        ("\\boxed{Nina Watts (her great-grandmother)}", "Nina Watts", 0.0),
-        ("\\boxed{Nina Watts and Joyce Hobbs}", "Nina Watts", 0.0),
-        ("The eldest ancestor is Nina Watts.", "Nina Watts", 0.0),  # no box: an instruction-following error
-        ("\\boxed{}", "Nina Watts", 0.0),
-        ("\\boxed{Nina Watts} ... on reflection \\boxed{Joyce Hobbs}", "Nina Watts", 0.0),
-        ("\\boxed{Joyce Hobbs} ... on reflection \\boxed{Nina Watts}", "Nina Watts", 1.0),
-        ("\\boxed{Nina Watts", "Nina Watts", 1.0),  # an unclosed box runs to the end
-        ("<think>\\boxed{Nina Watts}</think>\\boxed{Joyce Hobbs}", "Nina Watts", 0.0),
-        ("\\boxed{湛俊}", "湛俊", 1.0),
-        ("所以答案是\\boxed{「湛俊」。}", "湛俊", 1.0),
-        ("\\boxed{湛}", "湛俊", 0.0),
-        ("\\boxed{5}", "5", 1.0),
-        ("\\boxed{05}", "5", 1.0),
-        ("\\boxed{５}", "5", 1.0),
-        ("\\boxed{5 generations}", "5", 1.0),
-        ("\\boxed{\\text{5 Generations}}", "5", 1.0),
-        ("相隔\\boxed{5}代", "5", 1.0),
-        ("\\boxed{5代}", "5", 1.0),
-        ("\\boxed{15}", "5", 0.0),
-        ("\\boxed{6}", "5", 0.0),
-        ("\\boxed{five}", "5", 0.0),
-        ("\\boxed{about 5}", "5", 0.0),
-        ("\\boxed{5 or 6}", "5", 0.0),
-    ],
-)
-def test_atc_is_exact_match_of_the_last_box(response: str, reference: str, expected: float):
-    assert score("atc", response, [reference]) == expected
+def test_runs_recorded_before_official_scoring_re_score_leniently():
+    assert TaskOptions.from_record({"thinking_end": "</think>", "answer_prefix": "user"}).scoring == "lenient"
+    assert TaskOptions.from_record({"thinking_end": None, "answer_prefix": "user", "scoring": "official"}).scoring == "official"
+    assert get_task("needlebench/m-rs", TaskOptions(scoring="lenient")).metric != get_task("needlebench/m-rs", TaskOptions()).metric
+    with pytest.raises(ValueError, match="scoring must be official or lenient"):
+        TaskOptions(scoring="strict")  # type: ignore[arg-type]
 
 
 def test_boxed_answer_normalization():

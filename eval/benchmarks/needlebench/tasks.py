@@ -9,13 +9,23 @@ task   references (the row's answers)   answer read from the response           
 =====  ===============================  ======================================  ==========================
 s-rt   the needle's keyword             the whole response                      keyword match (eq. 1)
 m-rt   one keyword per asked needle     the whole response                      share of keywords found
-m-rs   the eldest ancestor's name       the last \boxed{}, else the response    keyword match (eq. 1)
-atc    the name, or generations apart   the last \boxed{} ("" without one)      exact match
+m-rs   the eldest ancestor's name       the official boxed answer               official exact match
+atc    the name, or generations apart   the official boxed answer               official exact match
 =====  ===============================  ======================================  ==========================
 
+M-RS and ATC score as NeedleBench v2's official code does: OpenCompass's v2 M-RS configs
+(``configs/datasets/needlebench_v2/needlebench_v2_*k/needlebench_v2_multi_reasoning_*k.py``) take
+the ATC evaluation config, so both read the last ``\boxed{}`` the way
+``needlebench_atc_postprocess_v2`` does and compare it exactly (case and punctuation count). With
+``TaskOptions(scoring="lenient")`` (``--scoring lenient``) M-RS instead looks for the name anywhere
+in the last ``\boxed{}``, or in the whole response without one (equation 1), and ATC compares
+after :func:`eval.scoring.normalize_boxed_answer` (case, quotes and final punctuation ignored;
+generations apart as integers): needlework's readings before official scoring was the default.
+
 The formulas are in :mod:`eval.scoring` (:func:`keyword_match`, :func:`keyword_recall`,
-:func:`exact_answer_match`); task and overall scores (equations 2 and 3), the ATC weighted average
-and ENL-50 (equation 4) are aggregated in :mod:`eval.benchmarks.needlebench.summary`.
+:func:`official_exact_match`, :func:`exact_answer_match`); task and overall scores (equations 2
+and 3), the ATC weighted average and ENL-50 (equation 4) are aggregated in
+:mod:`eval.benchmarks.needlebench.summary`.
 """
 
 from __future__ import annotations
@@ -24,7 +34,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from eval.backends.base import Message
-from eval.scoring import exact_answer_match, keyword_match, keyword_recall
+from eval.scoring import (
+    exact_answer_match,
+    keyword_match,
+    keyword_recall,
+    official_boxed_answer,
+    official_exact_match,
+)
 from eval.task import TaskOptions, last_boxed, strip_reasoning
 from generators.needlebench.spec import BENCHMARK
 from needlework.errors import SpecError
@@ -39,11 +55,16 @@ TASK_TITLES: dict[str, str] = {
 PAPER_LANGS: tuple[str, ...] = ("zh", "en")
 """The generators' :data:`generators.needlebench.spec.LANGS` in the order of the paper's tables (Chinese, then English)."""
 NEEDLEBENCH_METRIC = (
-    "NeedleBench (paper §3.1-3.2): S-RT and M-RS score 1 when a keyword occurs in the answer "
-    "(eq. 1; case-insensitive, whitespace collapsed; M-RS reads the last \\boxed{} when there is one), "
-    "M-RT the share of its needles' keywords found, ATC exact match of the last \\boxed{} "
-    "(normalized; generations apart compared as integers); task score = mean over samples (eq. 2), "
+    "NeedleBench (paper §3.1-3.2): S-RT scores 1 when a keyword occurs in the answer (eq. 1; case-insensitive, "
+    "whitespace collapsed), M-RT the share of its needles' keywords found, M-RS and ATC official exact match "
+    "of the last \\boxed{} as OpenCompass needlebench_v2 reads it; task score = mean over samples (eq. 2), "
     "overall = mean of the sparse tasks (eq. 3), ATC weighted by needle count and ENL-50 (eq. 4)"
+)
+NEEDLEBENCH_LENIENT_METRIC = (
+    "NeedleBench, lenient scoring (needlework's, not the paper's): S-RT and M-RS score 1 when a keyword occurs in "
+    "the answer (eq. 1; case-insensitive, whitespace collapsed; M-RS reads the last \\boxed{} when there is one), "
+    "M-RT the share of its needles' keywords found, ATC exact match of the last \\boxed{} "
+    "(normalized; generations apart compared as integers); aggregation as the paper's (eqs. 2-4)"
 )
 
 
@@ -83,10 +104,15 @@ class NeedleRule:
 RULES: dict[str, NeedleRule] = {
     "s-rt": NeedleRule(whole_response, keyword_match),
     "m-rt": NeedleRule(whole_response, keyword_recall),
+    "m-rs": NeedleRule(official_boxed_answer, official_exact_match),
+    "atc": NeedleRule(official_boxed_answer, official_exact_match),
+}
+"""Task (the rows' ``task`` column, :data:`generators.needlebench.spec.TASKS`) -> its official rule."""
+LENIENT_RULES: dict[str, NeedleRule] = RULES | {
     "m-rs": NeedleRule(boxed_or_response, keyword_match),
     "atc": NeedleRule(boxed_only, exact_answer_match),
 }
-"""Task (the rows' ``task`` column, :data:`generators.needlebench.spec.TASKS`) -> its rule."""
+"""The rules under ``scoring="lenient"``: needlework's readings of M-RS and ATC (see the module docstring)."""
 
 
 def task_of(name: str) -> str | None:
@@ -116,7 +142,7 @@ class NeedleBenchTask:
 
     name: str
     options: TaskOptions
-    metric: str = NEEDLEBENCH_METRIC
+    metric: str = field(init=False, default=NEEDLEBENCH_METRIC)
     metadata_columns: tuple[str, ...] = ("length", "depth", "lang", "needle_count", "question_type", "n_tokens")
     rule: NeedleRule = field(init=False)
 
@@ -124,7 +150,9 @@ class NeedleBenchTask:
         task = task_of(self.name)
         if task is None:
             raise SpecError(f"no NeedleBench task {self.name!r}; tasks: {', '.join(f'{BENCHMARK}/{t}' for t in RULES)}")
-        object.__setattr__(self, "rule", RULES[task])
+        lenient = self.options.scoring == "lenient"
+        object.__setattr__(self, "rule", (LENIENT_RULES if lenient else RULES)[task])
+        object.__setattr__(self, "metric", NEEDLEBENCH_LENIENT_METRIC if lenient else NEEDLEBENCH_METRIC)
 
     def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
         """The prompt as built, as one user turn."""

@@ -49,7 +49,7 @@ def scored_samples(run_dir: Path) -> list[ScoredSample]:
     """A run's Sequential-NIAH samples scored from its run file and samples (as ``python -m eval score`` does)."""
     directory = RunDirectory(run_dir)
     saved = directory.read_run()
-    options = TaskOptions(**saved["run"]["task_options"])
+    options = TaskOptions.from_record(saved["run"]["task_options"])
     expected = [e for e in saved["expected"] if e["task"] in TASK_NAMES]
     return score_records(expected, directory.latest_samples(), lambda name: SequentialNiahTask(name, options))
 
