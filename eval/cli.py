@@ -76,8 +76,8 @@ def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
         click.option("--answer-prefix", type=click.Choice(["user", "assistant", "omit"]), default="user",
                      show_default=True, help="Answer prefix at the end of the user turn, as a prefill, or dropped."),
         click.option("--scoring", type=click.Choice(["official", "lenient"]), default="official", show_default=True,
-                     help="Read and score answers as the benchmark's official code does, or needlework's lenient reading "
-                          "(NeedleBench M-RS: a keyword anywhere; ATC: case and final punctuation ignored)."),
+                     help="Read and score answers as the benchmark's official code does (RULERv2: NeMo-Skills; NeedleBench: "
+                          "OpenCompass v2), or needlework's lenient reading (not comparable with the papers)."),
     ]):
         fn = option(fn)
     return fn

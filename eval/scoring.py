@@ -33,6 +33,7 @@ still matches.
 
 from __future__ import annotations
 
+import math
 import re
 import string
 import unicodedata
@@ -40,6 +41,7 @@ from collections import Counter
 from typing import Literal, Mapping, Sequence
 
 import jiwer
+from rapidfuzz.distance import Levenshtein
 
 
 class _RemovePunctuation(jiwer.RemovePunctuation):
@@ -123,6 +125,50 @@ def ruler_score(references: Sequence[str], prediction: str, aggregate: Aggregate
         return max(ruler_reference_score(r, prediction) for r in references)
     found = recall(references, prediction)
     return found if found == 1.0 else max(found, one_minus_wer(" ".join(references), prediction))
+
+
+RulerMatch = Literal["all", "part", "2steps"]
+_DOCUMENT_BLOCK = re.compile(r"Document \d+:(?:.*\n)+?\n")
+
+
+def official_wer(reference: str, prediction: str) -> float:
+    """Word error rate as RULERv2's official scorer computes it (NeMo-Skills ``eval_ruler2``'s ``wer``).
+
+    Word-level edit distance between the whitespace-split words, divided by the reference's word
+    count; infinite for a reference without words. No lower-casing or punctuation removal here
+    (the caller lower-cases both sides), no clipping.
+    """
+    ref_words, hyp_words = reference.split(), prediction.split()
+    if not ref_words:
+        return math.inf
+    return Levenshtein.distance(hyp_words, ref_words) / len(ref_words)
+
+
+def official_ruler_reference_score(reference: str, prediction: str) -> float:
+    """``max(match, 1 - WER)`` for one reference, lower-cased, as NeMo-Skills ``eval_ruler2`` scores it."""
+    ref, pred = reference.lower(), prediction.lower()
+    return max(1.0 if ref in pred else 0.0, 1.0 - official_wer(ref, pred))
+
+
+def official_ruler_score(references: Sequence[str], prediction: str, match: RulerMatch) -> float:
+    """RULERv2's official score of a whole response (NeMo-Skills ``nemo_skills/evaluation/evaluator/ruler.py``, ``eval_ruler2``).
+
+    * ``all``: the mean over references of :func:`official_ruler_reference_score`;
+    * ``2steps``: the same on the response's last ``\\n\\n``-separated part;
+    * ``part``: the best reference's score, after every copied ``Document N: ...`` block (up to
+      the next blank line) is removed from the response.
+
+    Which task uses which (``nemo_skills/dataset/ruler2/prepare_init.py``): multi-value medium
+    ``2steps``, the QA tasks ``part``, the other NIAH tasks ``all``; multi-key medium and hard are
+    multiple choice, scored apart.
+    """
+    if not references:
+        raise ValueError("official_ruler_score needs at least one reference")
+    if match == "part":
+        text = _DOCUMENT_BLOCK.sub("", prediction)
+        return max(official_ruler_reference_score(r, text) for r in references)
+    text = prediction.split("\n\n")[-1] if match == "2steps" else prediction
+    return sum(official_ruler_reference_score(r, text) for r in references) / len(references)
 
 
 # NeedleBench ----------------------------------------------------------------------------------------

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jiwer
 import pytest
 
-from eval.scoring import WER_TRANSFORM, one_minus_wer, recall, ruler_reference_score, ruler_score, string_match
 from eval.benchmarks import TASKS, get_task, task_name_for_row
 from eval.benchmarks.rulerv2.tasks import depth_bin
+from eval.scoring import (
+    WER_TRANSFORM,
+    official_ruler_score,
+    official_wer,
+    one_minus_wer,
+    recall,
+    ruler_reference_score,
+    ruler_score,
+    string_match,
+)
 from eval.task import TaskOptions, strip_reasoning
 from needlework.errors import SpecError
-
 from tests.support.releases import eval_release, release_rows  # noqa: F401 - fixtures
 
 MK, MV = "rulerv2/mk_niah_basic", "rulerv2/mv_niah_basic"
@@ -303,3 +312,29 @@ def test_every_built_task_renders_extracts_and_scores(release_rows):
 def test_task_options_reject_bad_values(field: str, value: str):
     with pytest.raises(ValueError, match=field):
         TaskOptions(**{field: value})  # type: ignore[arg-type]
+
+
+# --- RULERv2's official score (NeMo-Skills nemo_skills/evaluation/evaluator/ruler.py, eval_ruler2) ----------
+
+
+def test_official_wer_is_word_edit_distance_over_reference_words_unclipped():
+    assert official_wer("a b c", "a x c") == pytest.approx(1 / 3)  # one substitution in three words
+    assert official_wer("a b", "a b c d e f") == 2.0  # four insertions over two words: not clipped to 1
+    assert official_wer("a b.", "a b") == 0.5  # punctuation is part of the word
+    assert official_wer("", "anything") == math.inf
+
+
+def test_official_ruler_score_worked_examples():
+    # all: mean over references of max(r in pred, 1 - WER), lower-cased
+    assert official_ruler_score(["Paris", "Rome"], "It is PARIS.", "all") == 0.5
+    assert official_ruler_score(["red apple pie"], "red apple cake", "all") == pytest.approx(2 / 3)
+    assert official_ruler_score(["red apple pie"], "a long answer that never says it at all", "all") == 0.0
+    # 2steps: only the last paragraph
+    assert official_ruler_score(["x y"], "x y\n\nz", "2steps") == 0.0
+    assert official_ruler_score(["x y"], "z\n\nX Y", "2steps") == 1.0
+    # part: the best reference, copied "Document N:" blocks removed first
+    copied = "Document 3: Arthur's Magazine was first.\nMore text.\n\nAnswer: First for Women"
+    assert official_ruler_score(["Arthur's Magazine", "arthurs magazine"], copied, "part") == 0.0
+    assert official_ruler_score(["3"], "The documents are 13 and 7", "part") == 1.0  # any substring counts
+    with pytest.raises(ValueError, match="at least one reference"):
+        official_ruler_score([], "x", "all")

@@ -1,9 +1,16 @@
 r"""The 12 RULERv2 tasks: three domains (multi-key NIAH, multi-value NIAH, multi-doc QA) at four levels.
 
-Every task renders the row's prompt as built and scores with :func:`eval.scoring.ruler_score`;
-the tasks differ only in how the answer is read out of the response and whether the references
-are all required ("all") or alternatives ("part"). That difference is one row of :data:`RULES`
-per task, not a class per task. Every extractor runs on the response after :func:`strip_reasoning`.
+Every task renders the row's prompt as built; the tasks differ only in how the answer is read out
+of the response and scored, one row of :data:`RULES` per task, not a class per task. Every rule
+runs on the response after :func:`strip_reasoning`.
+
+By default (``TaskOptions(scoring="official")``) the tasks score as RULERv2's official code does
+(NeMo-Skills ``eval_ruler2``, :func:`eval.scoring.official_ruler_score`) on the whole response: the
+NIAH tasks "all" (multi-value medium "2steps", its last paragraph), the QA tasks "part" (copied
+``Document N:`` blocks removed first, so a gold index or answer anywhere else counts). Multi-key
+medium and hard are multiple choice: the chosen letter, read as below (NeMo-Skills' own
+multiple-choice reader is not reproduced yet). ``scoring="lenient"`` (``--scoring lenient``) keeps
+needlework's readings:
 
 ========================  ===============================  ====================================  =====
 task                      references (the row's answers)   answer read from the response         agg.
@@ -15,34 +22,43 @@ mk_niah_medium, _hard     the letter A-D                   the letter in the las
 mv_niah_easy              every question of the index      the copies, labels cut                all
 mv_niah_medium            the k-th question                the text after the last label         all
 mv_niah_hard              the k-th question                the copy, labels cut                  all
-mdqa_basic, mdqa_easy     the gold document index(es)      the first run of digits               part
+mdqa_basic, mdqa_easy     the gold document index(es)      the first run of digits               exact
 mdqa_medium               the answer and its aliases       the text after the last "Answer:"     part
 mdqa_hard                 the answer and its aliases       the response, leading "Answer:" cut   part
 ========================  ===============================  ====================================  =====
 
-Copied questions are compared with whitespace runs collapsed to one space on both sides (the
-references keep the question's line breaks between its choices, and a model may turn them into
-spaces); this is done here, in the task, so the release keeps the text as the model saw it.
+In the lenient reading copied questions are compared with whitespace runs collapsed to one space
+on both sides (the references keep the question's line breaks between its choices, and a model
+may turn them into spaces); this is done here, in the task, so the release keeps the text as the
+model saw it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
 from eval.backends.base import Message
-from eval.scoring import Aggregate, ruler_score
+from eval.scoring import official_ruler_score, ruler_score
 from eval.task import TaskOptions, last_boxed, strip_reasoning
 from generators.rulerv2.spec import BENCHMARK
 from needlework.errors import SpecError
 
 DEPTH_BIN_PERCENT = 10
 RULER_METRIC = (
-    "RULERv2 (paper §2): per sample max(Recall, 1 - WER) of the extracted answer, Recall = share of the "
-    "references found in it (case-insensitive substring), WER (jiwer; lower-cased, punctuation removed, "
-    "1 - WER clipped to [0, 1]) against the references joined by spaces; multi-doc QA references are "
-    "alternatives: the best reference's max(match, 1 - WER)"
+    "RULERv2, official scoring (NeMo-Skills eval_ruler2): per reference max(match, 1 - WER) on the whole response, "
+    "lower-cased, match = substring, WER = word edit distance / reference words (no punctuation removal or "
+    "clipping); NIAH tasks average over references (multi-value medium on the response's last paragraph), "
+    "QA tasks take the best reference after copied 'Document N:' blocks are removed; multi-key medium and "
+    "hard read the chosen letter"
+)
+RULER_LENIENT_METRIC = (
+    "RULERv2, lenient scoring (needlework's, not the paper's): per sample max(Recall, 1 - WER) of the extracted "
+    "answer, Recall = share of the references found in it (case-insensitive substring), WER (jiwer; lower-cased, "
+    "punctuation removed, 1 - WER clipped to [0, 1]) against the references joined by spaces; multi-doc QA "
+    "references are alternatives: the best reference's max(match, 1 - WER)"
 )
 
 _QUESTION_LABEL = re.compile(r"question\s*\d+\s*:", re.IGNORECASE)
@@ -125,40 +141,69 @@ def answer_without_label(response: str) -> str:
     return _LEADING_ANSWER_LABEL.sub("", response, count=1).strip()
 
 
+def lenient_all(references: Sequence[str], prediction: str) -> float:
+    """needlework's "all" score: :func:`eval.scoring.ruler_score` over whitespace-collapsed text."""
+    return ruler_score([collapse_whitespace(r) for r in references], collapse_whitespace(prediction), "all")
+
+
+def lenient_part(references: Sequence[str], prediction: str) -> float:
+    """needlework's "part" score: the best reference's ``max(match, 1 - WER)`` over whitespace-collapsed text."""
+    return ruler_score([collapse_whitespace(r) for r in references], collapse_whitespace(prediction), "part")
+
+
+def whole_token(references: Sequence[str], prediction: str) -> float:
+    """A one-token answer (a document index) that must equal a reference: for a single word
+    ``max(Recall, 1 - WER)`` is exactly that, except that RULER's substring test would accept an
+    8-digit number containing a 7-digit index."""
+    return 1.0 if prediction.strip() in {r.strip() for r in references} else 0.0
+
+
 @dataclass(frozen=True)
 class TaskRule:
     """How one RULERv2 task reads and scores an answer.
 
     Attributes:
         extract: The answer inside a response (reasoning already removed).
-        aggregate: ``"all"`` when every reference is part of the answer, ``"part"`` when the
-            references are alternatives (see :func:`eval.scoring.ruler_score`).
-        whole_token: The answer is one token (a document index) that must equal a reference:
-            for a single word ``max(Recall, 1 - WER)`` is exactly that, except that RULER's
-            substring test would accept an 8-digit number containing a 7-digit index.
+        score: ``(references, prediction) -> [0, 1]``.
     """
 
     extract: Callable[[str], str]
-    aggregate: Aggregate
-    whole_token: bool = False
+    score: Callable[[Sequence[str], str], float]
 
 
+_ALL, _TWO_STEPS, _PART = (partial(official_ruler_score, match=m) for m in ("all", "2steps", "part"))
+_LETTER = TaskRule(choice_letter, lenient_all)
 RULES: dict[str, TaskRule] = {
-    "mk_niah_basic": TaskRule(whole_response, "all"),
-    "mk_niah_easy": TaskRule(copied_questions, "all"),
-    "mk_niah_medium": TaskRule(choice_letter, "all"),
-    "mk_niah_hard": TaskRule(choice_letter, "all"),
-    "mv_niah_basic": TaskRule(whole_response, "all"),
-    "mv_niah_easy": TaskRule(copied_questions, "all"),
-    "mv_niah_medium": TaskRule(last_copied_question, "all"),
-    "mv_niah_hard": TaskRule(copied_questions, "all"),
-    "mdqa_basic": TaskRule(first_index, "part", whole_token=True),
-    "mdqa_easy": TaskRule(first_index, "part", whole_token=True),
-    "mdqa_medium": TaskRule(text_after_last_answer, "part"),
-    "mdqa_hard": TaskRule(answer_without_label, "part"),
+    "mk_niah_basic": TaskRule(whole_response, _ALL),
+    "mk_niah_easy": TaskRule(whole_response, _ALL),
+    "mk_niah_medium": _LETTER,
+    "mk_niah_hard": _LETTER,
+    "mv_niah_basic": TaskRule(whole_response, _ALL),
+    "mv_niah_easy": TaskRule(whole_response, _ALL),
+    "mv_niah_medium": TaskRule(whole_response, _TWO_STEPS),
+    "mv_niah_hard": TaskRule(whole_response, _ALL),
+    "mdqa_basic": TaskRule(whole_response, _PART),
+    "mdqa_easy": TaskRule(whole_response, _PART),
+    "mdqa_medium": TaskRule(whole_response, _PART),
+    "mdqa_hard": TaskRule(whole_response, _PART),
 }
-"""Task (``{domain}_{level}``, the release config name, :data:`generators.rulerv2.spec.TASKS`) -> its rule;
-one per domain x level."""
+"""Task (``{domain}_{level}``, the release config name, :data:`generators.rulerv2.spec.TASKS`) -> its official
+rule (NeMo-Skills ``ruler2``: match type per task in ``nemo_skills/dataset/ruler2/prepare_init.py``)."""
+LENIENT_RULES: dict[str, TaskRule] = {
+    "mk_niah_basic": TaskRule(whole_response, lenient_all),
+    "mk_niah_easy": TaskRule(copied_questions, lenient_all),
+    "mk_niah_medium": _LETTER,
+    "mk_niah_hard": _LETTER,
+    "mv_niah_basic": TaskRule(whole_response, lenient_all),
+    "mv_niah_easy": TaskRule(copied_questions, lenient_all),
+    "mv_niah_medium": TaskRule(last_copied_question, lenient_all),
+    "mv_niah_hard": TaskRule(copied_questions, lenient_all),
+    "mdqa_basic": TaskRule(first_index, whole_token),
+    "mdqa_easy": TaskRule(first_index, whole_token),
+    "mdqa_medium": TaskRule(text_after_last_answer, lenient_part),
+    "mdqa_hard": TaskRule(answer_without_label, lenient_part),
+}
+"""The rules under ``scoring="lenient"``: needlework's readings (the module docstring's table)."""
 
 
 def domain_and_level(task: str) -> tuple[str, str] | None:
@@ -186,7 +231,7 @@ class RulerTask:
 
     name: str
     options: TaskOptions
-    metric: str = RULER_METRIC
+    metric: str = field(init=False, default=RULER_METRIC)
     metadata_columns: tuple[str, ...] = ("length", "depth", "domain", "level")
     rule: TaskRule = field(init=False)
     domain: str = field(init=False)
@@ -196,7 +241,9 @@ class RulerTask:
         parts = domain_and_level(self.name)
         if parts is None:
             raise SpecError(f"no RULERv2 task {self.name!r}; tasks: {', '.join(RULES)}")
-        object.__setattr__(self, "rule", RULES[self.name.removeprefix(f"{BENCHMARK}/")])
+        lenient = self.options.scoring == "lenient"
+        object.__setattr__(self, "rule", (LENIENT_RULES if lenient else RULES)[self.name.removeprefix(f"{BENCHMARK}/")])
+        object.__setattr__(self, "metric", RULER_LENIENT_METRIC if lenient else RULER_METRIC)
         object.__setattr__(self, "domain", parts[0])
         object.__setattr__(self, "level", parts[1])
 
@@ -236,9 +283,5 @@ class RulerTask:
         return self.rule.extract(strip_reasoning(response, self.options.thinking_end))
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
-        """:func:`eval.scoring.ruler_score` with this task's aggregation, whitespace runs collapsed on both
-        sides; a one-token answer (:attr:`TaskRule.whole_token`) must equal a reference."""
-        if self.rule.whole_token:
-            return 1.0 if prediction.strip() in {r.strip() for r in references} else 0.0
-        return ruler_score([collapse_whitespace(r) for r in references], collapse_whitespace(prediction),
-                           self.rule.aggregate)
+        """The task's scorer (:attr:`TaskRule.score`) on the extracted prediction."""
+        return self.rule.score(references, prediction)
