@@ -249,3 +249,5 @@ def _echo_summary(run_dir: Path, results: dict[str, Any]) -> None:
                + ("" if results["reportable"] else f"; not reportable: {'; '.join(results['not_reportable_because'])}"))
     for config, stats in results["scores"]["by"].get("config", {}).items():
         click.echo(f"  {config}: {_percent(stats.get('score'))} (n={stats['n']})")
+    for warning in results.get("warnings", []):
+        click.echo(f"  warning: {warning}")

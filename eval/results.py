@@ -103,6 +103,15 @@ def count_outcomes(scored: Sequence[ScoredSample]) -> dict[str, Any]:
     }
 
 
+def stopped_at_max_tokens(records: Iterable[Mapping[str, Any]]) -> int:
+    """Answers the backend ended because they reached ``max_tokens`` (``finish_reason == "length"``).
+
+    Such an answer may be cut off before it states its answer (a model that reasons before its
+    ``\\boxed{}``), so its score says as much about ``max_tokens`` as about the model.
+    """
+    return sum(1 for r in records if r.get("error") is None and r.get("finish_reason") == "length")
+
+
 def usage_and_timing(records: Iterable[Mapping[str, Any]]) -> tuple[dict[str, int], dict[str, Any]]:
     """Token totals over the given records; latency statistics over the answered ones."""
     usage = Counter({"prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0})

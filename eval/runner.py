@@ -22,15 +22,27 @@ from tqdm.auto import tqdm
 from eval.backends import BackendName, backend_for
 from eval.backends.base import Backend, BackendError, Outcome, Request
 from eval.benchmarks import get_task, task_name_for_row
-from eval.failures import MIN_SAMPLES_FOR_ERROR_BUDGET, ErrorBudgetExceeded, RunFailed, describe_failures
+from eval.failures import (
+    MIN_SAMPLES_FOR_ERROR_BUDGET,
+    ErrorBudgetExceeded,
+    RunFailed,
+    describe_failures,
+)
 from eval.release import Release, open_release
-from eval.results import SCHEMA_VERSION, aggregate_scores, count_outcomes, score_samples, usage_and_timing
+from eval.results import (
+    SCHEMA_VERSION,
+    aggregate_scores,
+    count_outcomes,
+    score_samples,
+    stopped_at_max_tokens,
+    usage_and_timing,
+)
 from eval.selection import RowSelection
 from eval.store import RunDirectory, SampleWriter, is_done
 from eval.stream import stream_records
 from eval.task import Task, TaskOptions
-from needlework.errors import NeedleworkError, SpecError
 from needlework import __version__
+from needlework.errors import NeedleworkError, SpecError
 
 DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}
 RESERVED_GENERATION_KEYS = frozenset({"model", "messages", "prompt", "stream", "n"})
@@ -290,6 +302,12 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
     timing["wall_s"] = round(wall_s, 3) if wall_s is not None else before.get("wall_s")
     timing["wall_s_all_invocations"] = round((before.get("wall_s_all_invocations") or 0.0) + (wall_s or 0.0), 3)
     warnings = []
+    truncated = stopped_at_max_tokens(r for k, r in records.items() if k in expected_keys)
+    if truncated:
+        limit = run_info.get("generation", {}).get("max_tokens")
+        warnings.append(f"{truncated} of {counts['answered']} answers stopped at max_tokens "
+                        f"({limit if limit is not None else 'the row reserve'}; finish_reason 'length') and may be cut off "
+                        "before their answer; raise it with --gen-kwargs max_tokens=N and re-run to compare")
     if counts["errors"].get("context_length"):
         warnings.append(f"{counts['errors']['context_length']} samples did not fit the model's context window "
                         "and score 0; compare only lengths inside the window")
@@ -311,6 +329,7 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
         "run": run_info,
         "provenance": saved_run["provenance"],
         "counts": counts,
+        "stopped_at_max_tokens": truncated,
         "usage": usage,
         "timing": timing,
         "scores": aggregate_scores(scored, "; ".join(metrics)),

@@ -128,6 +128,20 @@ def test_context_length_is_final_and_recorded(recovered):
     assert len(results["warnings"]) == 1 and "context window" in results["warnings"][0]
 
 
+def test_answers_cut_off_by_max_tokens_are_counted_and_warned_about(eval_release, release_rows, tmp_path):
+    cut = all_row_ids(release_rows)[:3]
+    script = make_script(release_rows, {rid: ["length"] for rid in cut})
+    with stub_server(script) as server:
+        spec = make_spec(eval_release, server.base_url, tmp_path / "run")
+        outcome = run(spec, backend=fast_backend(spec), progress=False)
+    results = outcome.results
+    assert results["stopped_at_max_tokens"] == 3 and results["counts"]["answered"] == TOTAL_ROWS
+    assert [w for w in results["warnings"] if "stopped at max_tokens" in w] == [
+        f"3 of {TOTAL_ROWS} answers stopped at max_tokens (the row reserve; finish_reason 'length') and may be cut off "
+        "before their answer; raise it with --gen-kwargs max_tokens=N and re-run to compare"]
+    assert results["reportable"] is True  # a warning, not a reason to withhold the score
+
+
 def test_context_errors_are_not_retried_nor_counted_against_the_budget(eval_release, release_rows, tmp_path):
     faults = {rid: ["context"] for rid in all_row_ids(release_rows)[::2]}  # half of all rows
     script = make_script(release_rows, faults)

@@ -58,13 +58,14 @@ class Script:
         return plan[min(attempt, len(plan) - 1)]
 
 
-def _completion(text: str, model: str, prompt_chars: int, reasoning: str | None = None) -> dict[str, Any]:
+def _completion(text: str, model: str, prompt_chars: int, reasoning: str | None = None,
+                finish_reason: str = "stop") -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if reasoning is not None:
         message["reasoning_content"] = reasoning
     return {
         "id": "chatcmpl-stub", "object": "chat.completion", "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
         "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": max(1, len(text) // 4),
                   "total_tokens": prompt_chars // 4 + max(1, len(text) // 4)},
     }
@@ -107,11 +108,13 @@ def make_app(script: Script) -> web.Application:
         answer = {
             "ok": ", ".join(references), "hang": ", ".join(references), "wrong": "0000000000", "empty": "",
             "half": ", ".join(references[: len(references) // 2]), "think": ", ".join(references),
+            "length": "Let me think step by step about where",  # cut off by max_tokens before the answer
         }[action]
         reasoning = None
         if action == "think":
             answer = f"Let me recall 1234567890 and 0987654321.</think>{answer}"
-        return web.json_response(_completion(answer, model, chars, reasoning))
+        finish = "length" if action == "length" else "stop"
+        return web.json_response(_completion(answer, model, chars, reasoning, finish))
 
     async def models(request: web.Request) -> web.StreamResponse:
         if script.api_key is not None and request.headers.get("Authorization") != f"Bearer {script.api_key}":
