@@ -28,7 +28,6 @@ from generators.embs.world_bank import (
     BankEntries,
     Entry,
     EntryDocIds,
-    bank_entries,
     doc_id_permutation,
     entity_domains,
     entity_langs,
@@ -164,7 +163,7 @@ def count_serialized(titles: Sequence[str], texts: Sequence[str], tokens: TokenC
 def build_bank(world: World, atomized: dict[int, list[tuple[int, int]]], langs: list[str], seed: int,
                tokens: TokenCounter, progress: bool) -> WorldBank:
     """The bank in doc-id order (rendered on demand), each document's serialized tokens counted once."""
-    entries = bank_entries(len(world.entities), atomized)
+    entries = BankEntries(len(world.entities), atomized)
     doc_ids = doc_id_permutation(len(entries), seed)
     entry_of_doc = np.argsort(doc_ids)
     renderer = BankRenderer(world, entries, entry_of_doc, langs, tokens.normalize)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import TypeVar, overload
 
@@ -18,11 +19,9 @@ class RowSequence(Sequence[T]):
 
     row_name = "row"
 
-    def __len__(self) -> int:
-        raise NotImplementedError
-
+    @abstractmethod
     def _row(self, index: int) -> T:
-        raise NotImplementedError
+        """Row ``index``, ``0 <= index < len(self)``."""
 
     @overload
     def __getitem__(self, index: int) -> T: ...

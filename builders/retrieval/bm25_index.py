@@ -191,8 +191,9 @@ class PackedVocabulary:
         order = np.argsort(hashes, kind="stable")
         self._hashes = hashes[order]
         self._ids = np.fromiter(vocab.values(), dtype=np.int64, count=len(encoded))[order]
-        self._ends = np.cumsum(np.fromiter((len(encoded[i]) for i in order.tolist()), dtype=np.int64, count=len(encoded)))
-        self._bytes = b"".join(encoded[i] for i in order.tolist())
+        ordered = [encoded[i] for i in order.tolist()]
+        self._ends = np.cumsum(np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered)))
+        self._bytes = b"".join(ordered)
 
     def get(self, term: str) -> int | None:
         """The id of ``term``, or None if the vocabulary does not have it."""

@@ -84,6 +84,8 @@ class BankEntries(RowSequence[Entry]):
     0.4 KB a document, which grew the build's memory with the bank (issue 21).
     """
 
+    row_name = "entry"
+
     def __init__(self, n_entities: int, atomized: Mapping[int, Sequence[tuple[int, int]]]) -> None:
         counts = np.ones(n_entities, dtype=np.int64)
         for entity, ranges in atomized.items():
@@ -98,8 +100,6 @@ class BankEntries(RowSequence[Entry]):
         view = self._entity.view()
         view.flags.writeable = False
         return view
-
-    row_name = "entry"
 
     def __len__(self) -> int:
         return len(self._entity)
@@ -123,11 +123,6 @@ class BankEntries(RowSequence[Entry]):
         if not valid:
             raise KeyError((entity, piece))
         return int(self._first[entity]) + max(piece - 1, 0)
-
-
-def bank_entries(n_entities: int, atomized: Mapping[int, Sequence[tuple[int, int]]]) -> BankEntries:
-    """Every document of the bank in entity order: whole articles, or an atomized entity's pieces."""
-    return BankEntries(n_entities, atomized)
 
 
 class EntryDocIds(Mapping[tuple[int, int], int]):

@@ -87,12 +87,12 @@ class TimeColumn:
     def _code(self, time: str | None) -> int:
         if time is None:
             return -1
-        if time.isascii() and time.isdigit() and len(time) == 4:
-            return int(time) * 10000
-        if len(time) == 10 and time[4] == "-" and time[7] == "-" and time[:4].isdigit() and time[5:7].isdigit() and time[8:].isdigit():
-            year, month, day = int(time[:4]), int(time[5:7]), int(time[8:])
-            if month >= 1 and day <= 99 and time.isascii():
-                return year * 10000 + month * 100 + day
+        if time.isascii():
+            if len(time) == 4 and time.isdigit():
+                return int(time) * 10000
+            year, month, day = time[:4], time[5:7], time[8:]
+            if len(time) == 10 and time[4] == time[7] == "-" and (year + month + day).isdigit() and month != "00":
+                return int(year) * 10000 + int(month) * 100 + int(day)
         self._texts.append(time)
         return -1 - len(self._texts)
 
@@ -117,6 +117,30 @@ class TimeColumn:
 
     def __len__(self) -> int:
         return len(self.codes)
+
+
+class StatementColumns:
+    """``subject --relation--> object`` at ``time``, row by row: what facts and events both state."""
+
+    def __init__(self) -> None:
+        self.subject = array("i")
+        self.relation: InternedColumn[str] = InternedColumn()
+        self.object = IntColumn()
+        self.time = TimeColumn()
+
+    def append(self, subject: int, relation: str, obj: int | None, time: str | None) -> int:
+        """Store a statement; returns its row."""
+        self.subject.append(subject)
+        self.relation.append(relation)
+        self.object.append(obj)
+        self.time.append(time)
+        return len(self.subject) - 1
+
+    def __getitem__(self, row: int) -> tuple[int, str, int | None, str | None]:
+        return self.subject[row], self.relation[row], self.object[row], self.time[row]
+
+    def __len__(self) -> int:
+        return len(self.subject)
 
 
 class TextColumn:

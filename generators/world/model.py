@@ -17,8 +17,8 @@ from generators.world.columns import (
     IntColumn,
     InternedColumn,
     RaggedColumn,
+    StatementColumns,
     TextColumn,
-    TimeColumn,
 )
 from generators.world.names import Name
 from generators.world.spec import WorldSpec
@@ -135,6 +135,8 @@ class EntityTable(RowSequence[Entity]):
     field), so a twin can still be drawn one token away from its original.
     """
 
+    row_name = "entity"
+
     def __init__(self) -> None:
         self.type: InternedColumn[str] = InternedColumn()
         self.kind: InternedColumn[str] = InternedColumn("H")
@@ -176,8 +178,6 @@ class EntityTable(RowSequence[Entity]):
         """An entity's name in a language, without building the whole :class:`Name`."""
         return self.name_en[row] if lang == "en" else self.name_zh[row]
 
-    row_name = "entity"
-
     def __len__(self) -> int:
         return len(self.type)
 
@@ -185,18 +185,17 @@ class EntityTable(RowSequence[Entity]):
         return Entity(self, row)
 
 
-class FactTable:
+class FactTable(RowSequence[tuple[Fact, ...]]):
     """Every fact, grouped by subject: ``table[s]`` is entity ``s``'s facts in the order they were stated.
 
     Facts are stored in the order stated, each subject's chained (a later entity can add a fact to
     an earlier one: a spouse, a capital); ``value`` literals live in a dict by fact row.
     """
 
+    row_name = "subject"
+
     def __init__(self) -> None:
-        self.subject = array("i")
-        self.relation: InternedColumn[str] = InternedColumn()
-        self.object = IntColumn()
-        self.time = TimeColumn()
+        self._statements = StatementColumns()
         self.values: dict[int, str] = {}
         self._head, self._tail, self._next = array("i"), array("i"), array("i")
 
@@ -207,11 +206,7 @@ class FactTable:
 
     def state(self, fact: Fact) -> None:
         """Append a fact to its subject's list."""
-        row = len(self.subject)
-        self.subject.append(fact.subject)
-        self.relation.append(fact.relation)
-        self.object.append(fact.object)
-        self.time.append(fact.time)
+        row = self._statements.append(fact.subject, fact.relation, fact.object, fact.time)
         if fact.value is not None:
             self.values[row] = fact.value
         self._next.append(-1)
@@ -231,51 +226,41 @@ class FactTable:
 
     def fact(self, row: int) -> Fact:
         """The fact stored at ``row``."""
-        return Fact(self.subject[row], self.relation[row], self.object[row], self.time[row], self.values.get(row))
+        return Fact(*self._statements[row], self.values.get(row))
 
-    def __getitem__(self, subject: int) -> tuple[Fact, ...]:
+    def __len__(self) -> int:
+        return len(self._head)
+
+    def _row(self, subject: int) -> tuple[Fact, ...]:
         facts, row = [], self._head[subject]
         while row >= 0:
             facts.append(self.fact(row))
             row = self._next[row]
         return tuple(facts)
 
-    def __len__(self) -> int:
-        return len(self._head)
-
-    def __iter__(self) -> Iterator[tuple[Fact, ...]]:
-        return (self[s] for s in range(len(self)))
-
     def count(self) -> int:
         """How many facts there are in all."""
-        return len(self.subject)
+        return len(self._statements)
 
 
-class EventTable:
+class EventTable(RowSequence[Event]):
     """Every event, in the order recorded, as columns; reads give :class:`Event` tuples."""
 
+    row_name = "event"
+
     def __init__(self) -> None:
-        self.subject = array("i")
-        self.relation: InternedColumn[str] = InternedColumn()
-        self.object = IntColumn()
-        self.time = TimeColumn()
+        self._statements = StatementColumns()
         self.kind: InternedColumn[str] = InternedColumn()
 
     def append(self, event: Event) -> None:
-        self.subject.append(event.subject)
-        self.relation.append(event.relation)
-        self.object.append(event.object)
-        self.time.append(event.time)
+        self._statements.append(event.subject, event.relation, event.object, event.time)
         self.kind.append(event.kind)
 
-    def __getitem__(self, row: int) -> Event:
-        return Event(self.subject[row], self.relation[row], self.object[row], self.time[row], self.kind[row])
-
     def __len__(self) -> int:
-        return len(self.subject)
+        return len(self._statements)
 
-    def __iter__(self) -> Iterator[Event]:
-        return (self[i] for i in range(len(self)))
+    def _row(self, row: int) -> Event:
+        return Event(*self._statements[row], self.kind[row])  # type: ignore[arg-type]  # an event's time is never None
 
 
 @dataclass
