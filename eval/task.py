@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Protocol, Sequence
+from typing import Any, Literal, Mapping, Protocol, Sequence, TypeVar
 
 from eval.backends.base import Message
 
 AnswerPrefixPlacement = Literal["user", "assistant", "omit"]
 Scoring = Literal["official", "lenient"]
+T = TypeVar("T")
 _BOXED = re.compile(r"\\boxed\s*\{")
 
 
@@ -46,6 +47,10 @@ class TaskOptions:
             raise ValueError("thinking_end must be a non-empty marker or None")
         if self.scoring not in ("official", "lenient"):
             raise ValueError(f"scoring must be official or lenient, not {self.scoring!r}")
+
+    def by_scoring(self, official: T, lenient: T) -> T:
+        """``official`` or ``lenient``, whichever this run's :attr:`scoring` asks for (a task's rules and metric)."""
+        return lenient if self.scoring == "lenient" else official
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> TaskOptions:

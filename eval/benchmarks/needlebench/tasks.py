@@ -150,9 +150,9 @@ class NeedleBenchTask:
         task = task_of(self.name)
         if task is None:
             raise SpecError(f"no NeedleBench task {self.name!r}; tasks: {', '.join(f'{BENCHMARK}/{t}' for t in RULES)}")
-        lenient = self.options.scoring == "lenient"
-        object.__setattr__(self, "rule", (LENIENT_RULES if lenient else RULES)[task])
-        object.__setattr__(self, "metric", NEEDLEBENCH_LENIENT_METRIC if lenient else NEEDLEBENCH_METRIC)
+        rules, metric = self.options.by_scoring((RULES, NEEDLEBENCH_METRIC), (LENIENT_RULES, NEEDLEBENCH_LENIENT_METRIC))
+        object.__setattr__(self, "rule", rules[task])
+        object.__setattr__(self, "metric", metric)
 
     def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
         """The prompt as built, as one user turn."""

@@ -41,7 +41,7 @@ from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
 from eval.backends.base import Message
-from eval.scoring import official_ruler_score, ruler_score
+from eval.scoring import Aggregate, official_ruler_score, ruler_score
 from eval.task import TaskOptions, last_boxed, strip_reasoning
 from generators.rulerv2.spec import BENCHMARK
 from needlework.errors import SpecError
@@ -141,14 +141,9 @@ def answer_without_label(response: str) -> str:
     return _LEADING_ANSWER_LABEL.sub("", response, count=1).strip()
 
 
-def lenient_all(references: Sequence[str], prediction: str) -> float:
-    """needlework's "all" score: :func:`eval.scoring.ruler_score` over whitespace-collapsed text."""
-    return ruler_score([collapse_whitespace(r) for r in references], collapse_whitespace(prediction), "all")
-
-
-def lenient_part(references: Sequence[str], prediction: str) -> float:
-    """needlework's "part" score: the best reference's ``max(match, 1 - WER)`` over whitespace-collapsed text."""
-    return ruler_score([collapse_whitespace(r) for r in references], collapse_whitespace(prediction), "part")
+def lenient_score(references: Sequence[str], prediction: str, aggregate: Aggregate) -> float:
+    """needlework's score: :func:`eval.scoring.ruler_score` over whitespace-collapsed text."""
+    return ruler_score([collapse_whitespace(r) for r in references], collapse_whitespace(prediction), aggregate)
 
 
 def whole_token(references: Sequence[str], prediction: str) -> float:
@@ -172,7 +167,8 @@ class TaskRule:
 
 
 _ALL, _TWO_STEPS, _PART = (partial(official_ruler_score, match=m) for m in ("all", "2steps", "part"))
-_LETTER = TaskRule(choice_letter, lenient_all)
+_LENIENT_ALL, _LENIENT_PART = (partial(lenient_score, aggregate=a) for a in ("all", "part"))
+_LETTER = TaskRule(choice_letter, _LENIENT_ALL)
 RULES: dict[str, TaskRule] = {
     "mk_niah_basic": TaskRule(whole_response, _ALL),
     "mk_niah_easy": TaskRule(whole_response, _ALL),
@@ -190,18 +186,18 @@ RULES: dict[str, TaskRule] = {
 """Task (``{domain}_{level}``, the release config name, :data:`generators.rulerv2.spec.TASKS`) -> its official
 rule (NeMo-Skills ``ruler2``: match type per task in ``nemo_skills/dataset/ruler2/prepare_init.py``)."""
 LENIENT_RULES: dict[str, TaskRule] = {
-    "mk_niah_basic": TaskRule(whole_response, lenient_all),
-    "mk_niah_easy": TaskRule(copied_questions, lenient_all),
+    "mk_niah_basic": TaskRule(whole_response, _LENIENT_ALL),
+    "mk_niah_easy": TaskRule(copied_questions, _LENIENT_ALL),
     "mk_niah_medium": _LETTER,
     "mk_niah_hard": _LETTER,
-    "mv_niah_basic": TaskRule(whole_response, lenient_all),
-    "mv_niah_easy": TaskRule(copied_questions, lenient_all),
-    "mv_niah_medium": TaskRule(last_copied_question, lenient_all),
-    "mv_niah_hard": TaskRule(copied_questions, lenient_all),
+    "mv_niah_basic": TaskRule(whole_response, _LENIENT_ALL),
+    "mv_niah_easy": TaskRule(copied_questions, _LENIENT_ALL),
+    "mv_niah_medium": TaskRule(last_copied_question, _LENIENT_ALL),
+    "mv_niah_hard": TaskRule(copied_questions, _LENIENT_ALL),
     "mdqa_basic": TaskRule(first_index, whole_token),
     "mdqa_easy": TaskRule(first_index, whole_token),
-    "mdqa_medium": TaskRule(text_after_last_answer, lenient_part),
-    "mdqa_hard": TaskRule(answer_without_label, lenient_part),
+    "mdqa_medium": TaskRule(text_after_last_answer, _LENIENT_PART),
+    "mdqa_hard": TaskRule(answer_without_label, _LENIENT_PART),
 }
 """The rules under ``scoring="lenient"``: needlework's readings (the module docstring's table)."""
 
@@ -241,9 +237,9 @@ class RulerTask:
         parts = domain_and_level(self.name)
         if parts is None:
             raise SpecError(f"no RULERv2 task {self.name!r}; tasks: {', '.join(RULES)}")
-        lenient = self.options.scoring == "lenient"
-        object.__setattr__(self, "rule", (LENIENT_RULES if lenient else RULES)[self.name.removeprefix(f"{BENCHMARK}/")])
-        object.__setattr__(self, "metric", RULER_LENIENT_METRIC if lenient else RULER_METRIC)
+        rules, metric = self.options.by_scoring((RULES, RULER_METRIC), (LENIENT_RULES, RULER_LENIENT_METRIC))
+        object.__setattr__(self, "rule", rules[self.name.removeprefix(f"{BENCHMARK}/")])
+        object.__setattr__(self, "metric", metric)
         object.__setattr__(self, "domain", parts[0])
         object.__setattr__(self, "level", parts[1])
 
