@@ -21,18 +21,43 @@ NONE_INT = -(2**31)
 """The int32 sentinel standing for ``None`` in an :class:`IntColumn`."""
 
 
-class InternedColumn(Generic[V]):
+class CodedColumn(Generic[V]):
+    """A column of values stored as one int code per row: subclasses give :meth:`encode` and :meth:`decode`."""
+
+    def __init__(self, typecode: str) -> None:
+        self.codes = array(typecode)
+
+    def encode(self, value: V) -> int:
+        raise NotImplementedError
+
+    def decode(self, code: int) -> V:
+        raise NotImplementedError
+
+    def append(self, value: V) -> None:
+        self.codes.append(self.encode(value))
+
+    def __getitem__(self, row: int) -> V:
+        return self.decode(self.codes[row])
+
+    def __setitem__(self, row: int, value: V) -> None:
+        self.codes[row] = self.encode(value)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+class InternedColumn(CodedColumn[V]):
     """A column of few distinct values (types, relations, genders): one small code per row.
 
     Codes index the distinct values in order of first appearance, so equal inputs give equal codes.
     """
 
     def __init__(self, typecode: str = "B") -> None:
-        self.codes = array(typecode)
+        super().__init__(typecode)
         self.values: list[V] = []
         self._code: dict[V, int] = {}
 
-    def code(self, value: V) -> int:
+    def encode(self, value: V) -> int:
         """The code of ``value``, assigning the next one to a value not seen before."""
         code = self._code.get(value)
         if code is None:
@@ -40,40 +65,24 @@ class InternedColumn(Generic[V]):
             self.values.append(value)
         return code
 
-    def append(self, value: V) -> None:
-        self.codes.append(self.code(value))
-
-    def __getitem__(self, row: int) -> V:
-        return self.values[self.codes[row]]
-
-    def __setitem__(self, row: int, value: V) -> None:
-        self.codes[row] = self.code(value)
-
-    def __len__(self) -> int:
-        return len(self.codes)
+    def decode(self, code: int) -> V:
+        return self.values[code]
 
 
-class IntColumn:
+class IntColumn(CodedColumn["int | None"]):
     """A column of optional int32 values (``None`` is :data:`NONE_INT`)."""
 
     def __init__(self) -> None:
-        self.values = array("i")
+        super().__init__("i")
 
-    def append(self, value: int | None) -> None:
-        self.values.append(NONE_INT if value is None else value)
+    def encode(self, value: int | None) -> int:
+        return NONE_INT if value is None else value
 
-    def __getitem__(self, row: int) -> int | None:
-        value = self.values[row]
-        return None if value == NONE_INT else value
-
-    def __setitem__(self, row: int, value: int | None) -> None:
-        self.values[row] = NONE_INT if value is None else value
-
-    def __len__(self) -> int:
-        return len(self.values)
+    def decode(self, code: int) -> int | None:
+        return None if code == NONE_INT else code
 
 
-class TimeColumn:
+class TimeColumn(CodedColumn["str | None"]):
     """A column of optional ISO times (``"1952"``, ``"1950-03-14"``) as int32 codes.
 
     A year is ``year * 10000`` and a date ``year * 10000 + month * 100 + day``; ``None`` is -1. Any
@@ -81,10 +90,10 @@ class TimeColumn:
     """
 
     def __init__(self) -> None:
-        self.codes = array("i")
+        super().__init__("i")
         self._texts: list[str] = []
 
-    def _code(self, time: str | None) -> int:
+    def encode(self, time: str | None) -> int:
         if time is None:
             return -1
         if time.isascii():
@@ -96,7 +105,7 @@ class TimeColumn:
         self._texts.append(time)
         return -1 - len(self._texts)
 
-    def _text(self, code: int) -> str | None:
+    def decode(self, code: int) -> str | None:
         if code == -1:
             return None
         if code < -1:
@@ -105,18 +114,6 @@ class TimeColumn:
         if rest == 0:
             return f"{year:04d}"
         return f"{year:04d}-{rest // 100:02d}-{rest % 100:02d}"
-
-    def append(self, time: str | None) -> None:
-        self.codes.append(self._code(time))
-
-    def __getitem__(self, row: int) -> str | None:
-        return self._text(self.codes[row])
-
-    def __setitem__(self, row: int, time: str | None) -> None:
-        self.codes[row] = self._code(time)
-
-    def __len__(self) -> int:
-        return len(self.codes)
 
 
 class StatementColumns:

@@ -162,7 +162,7 @@ class EntityTable(RowSequence[Entity]):
         self.name_en.append(name.en)
         self.name_zh.append(name.zh)
         self.pattern.append(name.pattern)
-        self.tokens.append(x for field_, ids in name.tokens for x in (self._token_fields.code(field_), len(ids), *ids))
+        self.tokens.append(x for field_, ids in name.tokens for x in (self._token_fields.encode(field_), len(ids), *ids))
         return Entity(self, row)
 
     def name(self, row: int) -> Name:
@@ -170,7 +170,7 @@ class EntityTable(RowSequence[Entity]):
         flat, tokens, k = self.tokens[row], [], 0
         while k < len(flat):
             n = flat[k + 1]
-            tokens.append((self._token_fields.values[flat[k]], flat[k + 2:k + 2 + n]))
+            tokens.append((self._token_fields.decode(flat[k]), flat[k + 2:k + 2 + n]))
             k += 2 + n
         return Name(self.name_en[row], self.name_zh[row], self.pattern[row], tuple(tokens))
 
