@@ -12,6 +12,10 @@ documents only, as the longest prefix of one fill order that fits ``budget - res
 - ``C^S`` for S = 1M, 2M, ...: ``C^512K`` then the rest of the bank in one seeded order; ``max`` is
   the whole bank.
 
+64K is the paper's base B; :attr:`LadderSpec.base_scale` may lower it (OURS, for short-window models),
+and the domain tiers become B, 2B, 4B and the shared tier 8B (e.g. 4K, 8K, 16K and 32K). The global
+tiers do not change.
+
 Because each tier's corpora are prefixes of one order, the chain is nested by construction
 (stronger than the paper's independent samples, same distribution; spec §4). The documents of a
 corpus are serialized in one seeded shuffle of its members, shared by all its queries.
@@ -27,9 +31,7 @@ import numpy as np
 from generators.budget import units_that_fit
 from generators.embs.spec import (
     BENCHMARK,
-    DOMAIN_SCALES,
     MAX_SCALE,
-    SHARED_SCALE,
     LadderSpec,
     global_scales,
     scale_sort_key,
@@ -45,8 +47,8 @@ class Corpus:
 
     Attributes:
         scale: ``64K`` ... ``max``.
-        tier: ``domain`` (64K), ``mixed`` (128K/256K), ``shared`` (512K) or ``global`` (1M and up).
-        domain: The domain of a domain-conditioned corpus, ``all`` from 512K.
+        tier: ``domain`` (64K, the base), ``mixed`` (128K/256K), ``shared`` (512K) or ``global`` (1M and up).
+        domain: The domain of a domain-conditioned corpus, ``all`` from the shared tier.
         budget_tokens: The scale's token budget (the bank's size for ``max``).
         reserve_tokens: Tokens kept for the instruction, query and answer.
         corpus_tokens: The serialized corpus's tokens (sum of its documents' counts).
@@ -110,40 +112,42 @@ def build_ladder(
     Args:
         doc_tokens: Serialized tokens of every bank document, by doc id.
         doc_domains: Index into ``all_domains`` of every document's domain, by doc id.
-        domains: The domains that have queries (and so 64K corpora), in order.
+        domains: The domains that have queries (and so base corpora), in order.
         gold: Domain -> doc ids of its queries' RefLists.
         hard_negatives: Domain -> its queries' hard negatives, in the order to add them.
         reserves: Domain -> tokens its prompts need besides the corpus (instruction, longest query,
             generation reserve); ``"all"`` for the shared and global corpora.
-        spec: Unit and largest scale.
+        spec: Unit, base and largest scale.
         seed: Build seed.
         all_domains: The domain names ``doc_domains`` indexes.
 
     Raises:
-        BudgetError: A domain's gold documents do not fit its 64K corpus.
+        BudgetError: A domain's gold documents do not fit its base (64K) corpus.
     """
     unit = spec.unit
     corpora: list[Corpus] = []
     base: dict[str, np.ndarray] = {}
-    budget64 = scale_tokens("64K", unit)
+    base_scale, *mixed_scales = spec.domain_scales
+    base_budget = scale_tokens(base_scale, unit)
     for domain in domains:
-        available = budget64 - reserves[domain]
+        available = base_budget - reserves[domain]
         gold_ids = _unique(sorted(set(gold[domain])))
         needed = int(doc_tokens[gold_ids].sum())
         if needed > available:
             raise BudgetError(
-                f"domain {domain}: its {len(gold_ids)} gold documents need {needed:,} tokens, but its 64K corpus has "
-                f"{available:,} available ({budget64:,} - {reserves[domain]:,} reserved); use fewer queries per domain"
+                f"domain {domain}: its {len(gold_ids)} gold documents need {needed:,} tokens, but its {base_scale} corpus has "
+                f"{available:,} available ({base_budget:,} - {reserves[domain]:,} reserved); use fewer queries per domain"
             )
         negatives = _unique(hard_negatives.get(domain, ()), set(gold_ids.tolist()))
         in_domain = np.flatnonzero(doc_domains == all_domains.index(domain)).astype(np.int64)
         taken = set(gold_ids.tolist()) | set(negatives.tolist())
-        rest = _seeded(np.asarray([i for i in in_domain.tolist() if i not in taken], dtype=np.int64), seed, f"{domain}/64K")
+        rest = _seeded(np.asarray([i for i in in_domain.tolist() if i not in taken], dtype=np.int64), seed,
+                       f"{domain}/{base_scale}")
         order = np.concatenate([gold_ids, negatives, rest])
         n = _prefix(order, doc_tokens, available)
         base[domain] = order[:n]
-        corpora.append(_corpus("64K", "domain", domain, budget64, reserves[domain], order, n, doc_tokens, seed))
-    wanted = [s for s in DOMAIN_SCALES[1:] if _within(s, spec)]
+        corpora.append(_corpus(base_scale, "domain", domain, base_budget, reserves[domain], order, n, doc_tokens, seed))
+    wanted = [s for s in mixed_scales if _within(s, spec)]
     for domain in domains:
         own = set(base[domain].tolist())
         pool = _unique(np.concatenate([base[d] for d in domains if d != domain] or [np.empty(0, np.int64)]), own)
@@ -153,9 +157,9 @@ def build_ladder(
             n = max(_prefix(order, doc_tokens, budget - reserves[domain]), len(base[domain]))
             corpora.append(_corpus(scale, "mixed", domain, budget, reserves[domain], order, n, doc_tokens, seed))
     shared = _unique(np.concatenate([base[d] for d in domains]))
-    if _within(SHARED_SCALE, spec):
-        corpora.append(_corpus(SHARED_SCALE, "shared", "all", scale_tokens(SHARED_SCALE, unit), reserves["all"], shared,
-                               len(shared), doc_tokens, seed))
+    if _within(spec.shared_scale, spec):
+        corpora.append(_corpus(spec.shared_scale, "shared", "all", scale_tokens(spec.shared_scale, unit), reserves["all"],
+                               shared, len(shared), doc_tokens, seed))
     rest = _seeded(np.setdiff1d(np.arange(len(doc_tokens), dtype=np.int64), shared), seed, "global")
     order = np.concatenate([shared, rest])
     bank_tokens = int(doc_tokens.sum())

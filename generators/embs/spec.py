@@ -17,8 +17,10 @@ from needlework.errors import SpecError
 BENCHMARK = "embs"
 """EMB-S's one id: release name, card template, part of every RNG key."""
 
+BASE_SCALE = "64K"
+"""The paper's domain-isolated corpus C_d^64K (§3.4); :attr:`LadderSpec.base_scale` may lower it (OURS)."""
 DOMAIN_SCALES: tuple[str, ...] = ("64K", "128K", "256K")
-"""Domain-conditioned tiers: the 64K domain-isolated corpus, then inter-domain mixing (§3.4)."""
+"""Domain-conditioned tiers at the paper's base: the 64K domain-isolated corpus, then inter-domain mixing (§3.4)."""
 SHARED_SCALE = "512K"
 """The union of the eight 64K domain corpora (§3.4); its size is not a budget."""
 MAX_SCALE = "max"
@@ -114,16 +116,38 @@ class LadderSpec:
         unit: Tokens per K (1,024, OURS; 1,000 with ``--decimal``).
         generation_reserve: Tokens kept free for the answer in every corpus's budget (OURS: 1,024).
         max_scale: The largest scale built (``max`` = the whole bank).
+        base_scale: The domain-isolated corpus B, at most 64K (the paper's, the default). The domain
+            tiers are B, 2B, 4B and the shared tier, the union of the B corpora, is labelled 8B; a
+            smaller B (OURS) lets a model with a short window read the smallest corpora.
     """
 
     unit: int = 1024
     generation_reserve: int = 1024
     max_scale: str = MAX_SCALE
+    base_scale: str = BASE_SCALE
 
     def __post_init__(self) -> None:
         if self.unit not in (1000, 1024):
             raise SpecError(f"unit must be 1000 or 1024 tokens per K, got {self.unit}")
-        if not 0 <= self.generation_reserve < scale_tokens("64K", self.unit) // 2:
-            raise SpecError(f"generation_reserve must be in [0, 32K), got {self.generation_reserve}")
+        match = _SCALE.match(self.base_scale)
+        k = int(match.group(1)) if match else 0
+        if self.base_scale != f"{k}K" or not 0 < k <= scale_tokens(BASE_SCALE, unit=1):
+            raise SpecError(f"base_scale must be a scale from 1K to {BASE_SCALE} written <n>K (e.g. 4K, 8K, 64K), "
+                            f"got {self.base_scale!r}")
+        half = scale_tokens(self.base_scale, self.unit) // 2
+        if not 0 <= self.generation_reserve < half:
+            raise SpecError(f"generation_reserve must be in [0, {half:,}) tokens (half the {self.base_scale} base corpus), "
+                            f"got {self.generation_reserve}")
         if self.max_scale != MAX_SCALE:
             scale_tokens(self.max_scale)
+
+    @property
+    def domain_scales(self) -> tuple[str, str, str]:
+        """The domain-conditioned tiers B, 2B, 4B (``64K``, ``128K``, ``256K`` at the paper's base)."""
+        k = scale_tokens(self.base_scale, unit=1)  # B in K
+        return f"{k}K", f"{2 * k}K", f"{4 * k}K"
+
+    @property
+    def shared_scale(self) -> str:
+        """The shared tier's label, 8B: the union of the B domain corpora (``512K`` at the paper's base)."""
+        return f"{8 * scale_tokens(self.base_scale, unit=1)}K"

@@ -16,7 +16,14 @@ from generators.embs.scoring import (
     r_at_1,
     sr_at_k,
 )
-from generators.embs.spec import LadderSpec, QuerySpec, global_scales, scale_tokens
+from generators.embs.spec import (
+    DOMAIN_SCALES,
+    SHARED_SCALE,
+    LadderSpec,
+    QuerySpec,
+    global_scales,
+    scale_tokens,
+)
 from generators.embs.world_bank import BankEntries, Entry, EntryDocIds
 from generators.world.model import Fact
 from needlework.errors import BudgetError, SpecError
@@ -73,30 +80,39 @@ def test_serialization_is_prefix_shared() -> None:
     assert localize_prompt(corpus, "q?", 3).startswith(corpus + "Question: q?\n")
 
 
-def _toy_ladder(seed: int = 0):
+def _toy_ladder(seed: int = 0, spec: LadderSpec | None = None, shrink: int = 1):
+    """Eight domains of 3,000 documents in all; ``shrink`` divides document sizes (for a smaller base scale)."""
     rng = np.random.default_rng(5)
-    tokens = rng.integers(500, 3000, size=3000).astype(np.int64)
+    tokens = rng.integers(500, 3000, size=3000).astype(np.int64) // shrink
     domains = (np.arange(3000) % 8).astype(np.int8)
     names = ("medical", "history", "education", "math", "literature", "law", "technology", "finance")
     gold = {d: [i * 8 + k for i in range(5)] for k, d in enumerate(names)}
     negatives = {d: [i * 8 + k for i in range(5, 9)] for k, d in enumerate(names)}
     reserves = {d: 1500 for d in (*names, "all")}
-    return build_ladder(tokens, domains, names, gold, negatives, reserves, LadderSpec(), seed, names), tokens, gold
+    return build_ladder(tokens, domains, names, gold, negatives, reserves, spec or LadderSpec(), seed, names), tokens, gold
 
 
-def test_ladder_nests_fits_and_is_maximal() -> None:
-    """Spec §9 checks 2-3 on arrays: nesting, gold in C_d^64K, the mixing rule, budgets, maximality."""
-    ladder, tokens, gold = _toy_ladder()
+@pytest.mark.parametrize(("spec", "shrink", "global_tiers"), [
+    (LadderSpec(), 1, ["1M", "2M", "4M", "max"]),
+    (LadderSpec(base_scale="4K"), 16, ["max"]),  # OURS: a 4K base; the bank (~330K) is under 1M
+], ids=["64K", "4K"])
+def test_ladder_nests_fits_and_is_maximal(spec: LadderSpec, shrink: int, global_tiers: list[str]) -> None:
+    """Spec §9 checks 2-3 on arrays: nesting, gold in C_d^B, the mixing rule, budgets, maximality (B = 64K or 4K)."""
+    ladder, tokens, gold = _toy_ladder(spec=spec, shrink=shrink)
+    base, middle, top = spec.domain_scales
+    shared = spec.shared_scale
     by = {(c.scale, c.domain): set(c.doc_ids.tolist()) for c in ladder}
     names = sorted({c.domain for c in ladder if c.domain != "all"})
+    assert {(c.scale, c.tier) for c in ladder if c.tier != "global"} == {
+        (base, "domain"), (middle, "mixed"), (top, "mixed"), (shared, "shared")}
     for d in names:
-        assert set(gold[d]) <= by[("64K", d)]
-        assert by[("64K", d)] <= by[("128K", d)] <= by[("256K", d)] <= by[("512K", "all")]
-        others = set().union(*(by[("64K", o)] for o in names if o != d))
-        assert by[("256K", d)] - by[("64K", d)] <= others
-    assert by[("512K", "all")] == set().union(*(by[("64K", d)] for d in names))
+        assert set(gold[d]) <= by[(base, d)]
+        assert by[(base, d)] <= by[(middle, d)] <= by[(top, d)] <= by[(shared, "all")]
+        others = set().union(*(by[(base, o)] for o in names if o != d))
+        assert by[(top, d)] - by[(base, d)] <= others
+    assert by[(shared, "all")] == set().union(*(by[(base, d)] for d in names))
     globals_ = [c for c in ladder if c.tier == "global"]
-    assert [c.scale for c in globals_] == ["1M", "2M", "4M", "max"]
+    assert [c.scale for c in globals_] == global_tiers
     for small, big in zip(globals_, globals_[1:]):
         assert set(small.doc_ids.tolist()) <= set(big.doc_ids.tolist())
     assert by[("max", "all")] == set(range(len(tokens)))
@@ -122,6 +138,31 @@ def test_gold_that_does_not_fit_names_the_domain() -> None:
     with pytest.raises(BudgetError, match=r"domain medical: its 4 gold documents need 80,000 tokens, but its 64K corpus has 64,512 available"):
         build_ladder(tokens, domains, ("medical",), {"medical": [0, 1, 2, 3]}, {}, {"medical": 1024, "all": 1024},
                      LadderSpec(), 0, ("medical",))
+    with pytest.raises(BudgetError, match=r"its 1 gold documents need 20,000 tokens, but its 8K corpus has 7,168 available"):
+        build_ladder(tokens, domains, ("medical",), {"medical": [0]}, {}, {"medical": 1024, "all": 1024},
+                     LadderSpec(base_scale="8K"), 0, ("medical",))
+
+
+def test_base_scale_labels_the_domain_and_shared_tiers() -> None:
+    """The paper's base (64K) is the default; a base B gives tiers B, 2B, 4B and the shared 8B (OURS below 64K)."""
+    assert LadderSpec().base_scale == "64K"
+    assert (LadderSpec().domain_scales, LadderSpec().shared_scale) == (DOMAIN_SCALES, SHARED_SCALE)
+    assert (LadderSpec(base_scale="4K").domain_scales, LadderSpec(base_scale="4K").shared_scale) == (("4K", "8K", "16K"), "32K")
+    assert LadderSpec(base_scale="8K", unit=1000).shared_scale == "64K"
+
+
+@pytest.mark.parametrize("base", ["128K", "0K", "4k", "064K", "1M", "max", ""])
+def test_bad_base_scale_is_a_spec_error(base: str) -> None:
+    with pytest.raises(SpecError, match=f"base_scale must be a scale from 1K to 64K written <n>K .*got '{base}'"):
+        LadderSpec(base_scale=base)
+
+
+def test_generation_reserve_is_below_half_the_base() -> None:
+    with pytest.raises(SpecError, match=r"generation_reserve must be in \[0, 1,024\) tokens \(half the 2K base corpus\), got 1024"):
+        LadderSpec(base_scale="2K")
+    assert LadderSpec(base_scale="2K", generation_reserve=512).domain_scales == ("2K", "4K", "8K")
+    with pytest.raises(SpecError, match=r"\[0, 32,768\)"):
+        LadderSpec(generation_reserve=32_768)
 
 
 def test_bank_entries_list_whole_articles_and_pieces_in_entity_order() -> None:
