@@ -8,7 +8,8 @@ The pipeline:
    Track 2 (atomization), de-duplicated and calibrated under the build retriever.
 3. **Collisions** (``collisions``): the top-k nearest non-RefList documents of each query over the
    whole bank and the twins of its path entities, labelled conflict / hard negative / false negative.
-4. **Ladder** (``ladder``, ``contexts-<scale>``): nested corpora from 64K domain corpora to the bank.
+4. **Ladder** (``ladder``, ``contexts-<scale>``): nested corpora from 64K domain corpora (``--base-scale``,
+   smaller for short-window models: OURS) to the bank.
 5. **Retrieval regime** (``qrels``, ``rankings``, ``retrieval``): BM25 and dense over every ladder
    corpus, scored as Table 3 (A.5).
 
@@ -49,6 +50,7 @@ from generators.embs.prompts import (
     serialize_corpus,
 )
 from generators.embs.spec import (
+    BASE_SCALE,
     BENCHMARK,
     DEFAULT_MATERIALIZE,
     MAX_SCALE,
@@ -126,8 +128,10 @@ class EmbsBuild:
         llm_model, llm_base_url, llm_engine, llm_cache: The LLM of the real-source stages.
         entities: Entities of the synthetic world (one document each, atomized ones several).
         twin_fraction: Share of world entities given a near-miss twin.
-        domains: Domains with queries (and 64K corpora).
+        domains: Domains with queries (and base corpora).
         queries_per_domain: Queries per domain (half single-source, the rest Track 1 : Track 2 = 1 : 1).
+        base_scale: The domain-isolated corpus B (the paper's 64K; smaller is OURS): domain tiers B, 2B,
+            4B, the shared tier 8B. The official release's ladder is the paper's, so it needs 64K.
         max_scale: Largest ladder scale (``max`` = the whole bank).
         materialize: Largest scale whose serialized corpora are written as ``contexts-<scale>``.
         decimal: Count K as 1,000 tokens instead of 1,024.
@@ -152,6 +156,8 @@ class EmbsBuild:
     twin_fraction: float = option(0.05, "Share of world entities with a near-miss twin.")
     domains: tuple[str, ...] = option(DOMAINS, "Comma-separated domains with queries.")
     queries_per_domain: int = option(24, "Queries per domain (half single-source, half multi-source).")
+    base_scale: str = option(BASE_SCALE, "Domain-isolated corpus B; domain tiers B, 2B, 4B, shared tier 8B (paper: 64K; "
+                                         "smaller, e.g. 4K, is OURS, for small-window models).")
     max_scale: str = option(MAX_SCALE, "Largest ladder scale, e.g. 1M, 100M, or max (the whole bank).")
     materialize: str = option(DEFAULT_MATERIALIZE, "Largest scale written as contexts-<scale> configs ('none' for none).")
     decimal: bool = option(False, "Count K as 1,000 tokens (default 1,024).")
@@ -177,6 +183,9 @@ class EmbsBuild:
             raise SpecError(f"llm_engine must be openai or vllm, got {self.llm_engine!r}")
         if self.llm_model and not (self.hub or self.raw):
             raise SpecError("--llm-model serves the real-source stages; give --hub or --raw (the world needs no LLM)")
+        if self.hub and not self.raw and self.base_scale != BASE_SCALE:
+            raise SpecError(f"the official release's ladder is the paper's, with {BASE_SCALE} domain corpora; "
+                            f"--base-scale {self.base_scale} applies to built ladders (the world or --raw) only")
 
     @property
     def real(self) -> bool:
@@ -189,7 +198,8 @@ class EmbsBuild:
 
     def ladder_spec(self) -> LadderSpec:
         """The ladder's constants (validated there)."""
-        return LadderSpec(unit=1000 if self.decimal else 1024, generation_reserve=self.generation_reserve, max_scale=self.max_scale)
+        return LadderSpec(unit=1000 if self.decimal else 1024, generation_reserve=self.generation_reserve, max_scale=self.max_scale,
+                          base_scale=self.base_scale)
 
     def materialized(self, scale: str) -> bool:
         """Whether a scale's corpora are written as ``contexts-<scale>``."""
@@ -252,7 +262,7 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
     """Build an EMB-S release at ``out`` (replacing a previous release there atomically).
 
     Raises:
-        BudgetError: A domain's gold documents do not fit its 64K corpus.
+        BudgetError: A domain's gold documents do not fit its base (64K) corpus.
     """
     tokens = tokens or load_tokenizer(spec.tokenizer)
     clock = _Stopwatch()
@@ -267,7 +277,7 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
     negatives = {d: [r for q in queries if q["domain"] == d for r in q["hard_negatives"]] for d in domains}
     need = reserves(queries, domains, tokens, spec.generation_reserve)
     if official is not None and official.ladder:
-        ladder = official_ladder(official, wbank, need, spec.ladder_spec().unit)
+        ladder = official_ladder(official, wbank, need, spec.ladder_spec())
     else:
         ladder = build_ladder(wbank.n_tokens, wbank.domains, domains, gold, negatives, need, spec.ladder_spec(), spec.seed, DOMAINS)
     clock.lap("ladder")

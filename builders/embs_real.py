@@ -34,7 +34,14 @@ from builders.sources.embs_source import EmbsSource, concat_sources
 from generators.embs.calibration import keep_distinct
 from generators.embs.collisions import Verdict
 from generators.embs.ladder import Corpus
-from generators.embs.spec import BENCHMARK, QuerySpec, scale_sort_key, scale_tokens
+from generators.embs.spec import (
+    BASE_SCALE,
+    BENCHMARK,
+    LadderSpec,
+    QuerySpec,
+    scale_sort_key,
+    scale_tokens,
+)
 from generators.seeding import rng_for
 from generators.world.schema import DOMAINS
 from needlework.errors import SpecError
@@ -206,13 +213,20 @@ def _look_up(scores: np.ndarray, refs: Sequence[int], k: int) -> _Seen:
     return _Seen(candidates, {d: float(scores[d]) for d in candidates}, dict(zip(docs, map(int, ranks))))
 
 
-def official_ladder(source: EmbsSource, rbank: RealBank, reserves: dict[str, int], unit: int) -> list[Corpus]:
-    """The release's own ladder corpora (ids are positions, so unchanged), as :class:`Corpus` rows."""
+def official_ladder(source: EmbsSource, rbank: RealBank, reserves: dict[str, int], spec: LadderSpec) -> list[Corpus]:
+    """The release's own ladder corpora (ids are positions, so unchanged), as :class:`Corpus` rows.
+
+    Raises:
+        SpecError: ``spec`` has another base than the paper's 64K, the release's.
+    """
+    if spec.base_scale != BASE_SCALE:
+        raise SpecError(f"the official release's ladder has the paper's {BASE_SCALE} base, not {spec.base_scale}")
     corpora = []
     for c in source.ladder:
         ids = np.asarray(c.docs, dtype=np.int64)
-        tier = ("domain" if c.scale == "64K" else "mixed" if c.domain != "all" else "shared" if c.scale == "512K" else "global")
-        corpora.append(Corpus(c.scale, tier, c.domain, scale_tokens(c.scale, unit), reserves.get(c.domain, reserves["all"]),
+        tier = ("domain" if c.scale == spec.base_scale else "mixed" if c.domain != "all"
+                else "shared" if c.scale == spec.shared_scale else "global")
+        corpora.append(Corpus(c.scale, tier, c.domain, scale_tokens(c.scale, spec.unit), reserves.get(c.domain, reserves["all"]),
                               int(rbank.n_tokens[ids].sum()), 0, ids))
     return sorted(corpora, key=lambda c: (scale_sort_key(c.scale), c.domain))
 

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from builders import embs_world
-from builders.embs import EmbsBuild, build
+from builders.embs import EmbsBuild, build, context_config
 from builders.embs_ranking import Bank, rank_corpus, rank_ladder, retrieval_rows
 from builders.embs_world import compose_queries, grow
 from builders.retrieval.dense import DenseRetriever
 from builders.validate import validate_release
 from generators.embs.calibration import hashed_bag_of_words
 from generators.embs.ladder import Corpus
-from generators.embs.spec import QuerySpec, scale_sort_key
+from generators.embs.spec import QuerySpec, scale_sort_key, scale_tokens
 from generators.embs.world_bank import render_entry, stated_facts
 from generators.embs.world_queries import (
     candidate_order,
@@ -27,6 +27,7 @@ from generators.embs.world_queries import (
 )
 from generators.world.model import Fact
 from generators.world.solver import FactSolver
+from needlework.errors import SpecError
 
 SPEC = EmbsBuild(entities=1_600, queries_per_domain=4, retrievers=("bm25",), materialize="512K")
 
@@ -116,6 +117,45 @@ def test_contexts_fit_and_are_maximal(release: Path, qwen) -> None:
             elif row["scale"] == "64K":  # its fill order ran out: every document of the domain is in
                 assert domain_docs[row["domain"]] <= set(corpus["doc_ids"])
             assert row["input"].startswith(f"[DocID={corpus['doc_ids'][0]}]\n")
+
+
+SMALL = EmbsBuild(entities=150, queries_per_domain=2, domains=("medical", "history"), base_scale="4K", retrievers=("bm25",),
+                  materialize="32K")
+"""A base of 4K (OURS): the smallest corpora fit a short-window model (SmolLM2-135M reads 8,192 tokens)."""
+
+
+def test_small_base_scale_builds_a_valid_nested_ladder(tmp_path: Path, qwen) -> None:
+    """With base 4K the domain tiers are 4K, 8K, 16K, the shared 32K is the union of the 4K corpora, gold is in
+    the 4K corpora, the chain nests, every serialized corpus fits its budget, and the release validates."""
+    out = tmp_path / "small"
+    build(SMALL, out, tokens=qwen, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["build"]["args"]["base_scale"] == "4K" and "--base-scale 4K" in manifest["build"]["command"]
+    assert {"contexts-4K", "contexts-8K", "contexts-16K", "contexts-32K"} <= set(manifest["configs"])
+    assert validate_release(out) == []
+    ladder = load(out, "ladder")
+    tiers = {(r["scale"], r["domain"]): r["tier"] for r in ladder}
+    assert {k: v for k, v in tiers.items() if v != "global"} == {
+        **{(s, d): "domain" if s == "4K" else "mixed" for s in ("4K", "8K", "16K") for d in SMALL.domains},
+        ("32K", "all"): "shared"}
+    by = {(r["scale"], r["domain"]): set(r["doc_ids"]) for r in ladder}
+    for q in load(out, "queries"):
+        assert set(q["ref_list"]) <= by[("4K", q["domain"])]
+    for d in SMALL.domains:
+        assert by[("4K", d)] <= by[("8K", d)] <= by[("16K", d)] <= by[("32K", "all")] <= by[("max", "all")]
+    assert by[("32K", "all")] == set().union(*(by[("4K", d)] for d in SMALL.domains))
+    for scale in ("4K", "8K", "16K", "32K"):
+        for row in load(out, context_config(scale)):
+            corpus = next(r for r in ladder if (r["scale"], r["domain"]) == (row["scale"], row["domain"]))
+            assert len(qwen.encode(row["input"])) == row["n_tokens"] <= corpus["budget_tokens"] - corpus["reserve_tokens"]
+            assert corpus["budget_tokens"] == scale_tokens(scale)
+
+
+def test_bad_base_scale_is_a_spec_error() -> None:
+    with pytest.raises(SpecError, match="base_scale must be a scale from 1K to 64K"):
+        EmbsBuild(base_scale="128K")
+    with pytest.raises(SpecError, match="official release's ladder is the paper's, with 64K domain corpora"):
+        EmbsBuild(hub="hub", base_scale="4K")
 
 
 def _instructions(q: dict) -> tuple[str, str]:
