@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from eval.report_runs import Run
+from eval.rows import RELEASE_ROWS, RowSource
 from eval.rubric import JudgeRubric
 from eval.scored import ScoredSample
 from eval.task import Task, TaskOptions
@@ -48,6 +49,9 @@ class Benchmark:
             drawn; empty when no run has this benchmark.
         judge: The LLM judge rubric of ``python -m eval judge`` (:func:`eval.judge.judge_run`), if the
             benchmark's answers can be judged.
+        judged_tasks: The tasks whose answers the judge grades (None: every task of the benchmark).
+        rows: Where the sample rows come from: the release's rows, or rows the benchmark composes
+            (:class:`eval.rows.RowSource`).
     """
 
     id: str
@@ -57,6 +61,12 @@ class Benchmark:
     plots: Plots | None = None
     section: Section | None = None
     judge: JudgeRubric | None = None
+    judged_tasks: tuple[str, ...] | None = None
+    rows: RowSource = RELEASE_ROWS
+
+    def judges(self, task: str) -> bool:
+        """Whether the benchmark's judge grades answers of ``task``."""
+        return self.judge is not None and task in self.tasks and (self.judged_tasks is None or task in self.judged_tasks)
 
     def __post_init__(self) -> None:
         foreign = sorted(name for name in self.tasks if not name.startswith(f"{self.id}/"))

@@ -68,6 +68,17 @@ def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
         click.option("--buckets", multiple=True, callback=_configs, metavar="NAMES",
                      help="Only rows in these length buckets, e.g. 4k-7k (Sequential-NIAH); "
                           "the run is marked not reportable."),
+        click.option("--scales", multiple=True, callback=_configs, metavar="LABELS",
+                     help="Only rows of these ladder scales, e.g. 64K,30M (EverMemBench-S rankings); "
+                          "the run is marked not reportable."),
+        click.option("--retrievers", multiple=True, callback=_configs, metavar="NAMES",
+                     help="Only the rankings of these retrievers, e.g. bm25 (EverMemBench-S RAG); "
+                          "the run is marked not reportable."),
+        click.option("--tasks", multiple=True, callback=_configs, metavar="NAMES",
+                     help="Only rows of these tasks, e.g. qa (EverMemBench-S: localize, qa); "
+                          "the run is marked not reportable."),
+        click.option("--rag-k", type=click.IntRange(min=1), default=10, show_default=True,
+                     help="EverMemBench-S rankings (RAG): the retriever's top documents put in the prompt."),
         click.option("--gen-kwargs", default=None,
                      help="Generation settings, e.g. temperature=0,max_tokens=256 (default max_tokens: the row's reserve)."),
         click.option("--seed", type=int, default=0, show_default=True, help="Sent to the model and part of each sample key."),
@@ -112,7 +123,11 @@ def main() -> None:
 @_backend_options("Model name sent to the server, or the HF model for vLLM.",
                   "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
 @click.option("--max-model-len", type=click.IntRange(min=1), default=None,
-              help="vllm: the model's window in tokens (default: from the model's config).")
+              help="The model's window in tokens: prompts over it are skipped, never truncated (default: vllm "
+                   "reads the model's config; openai asks the server where it says, else does not check).")
+@click.option("--tokenizer", "window_tokenizer", default=None,
+              help="openai: the evaluated model's tokenizer counting prompts for the window (default: the server's "
+                   "tokenize route where it has one).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
               help="Seconds per request attempt.")
 @click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
@@ -122,17 +137,19 @@ def main() -> None:
                    "before the run gives up; 0 gives up at once.")
 @click.option("--max-error-rate", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True,
               help="Stop cleanly (exit 3) once more than this fraction of samples failed, checked from "
-                   f"{MIN_SAMPLES_FOR_ERROR_BUDGET} finished samples on; context-length errors do not count. "
+                   f"{MIN_SAMPLES_FOR_ERROR_BUDGET} finished samples on; prompts over the model's window do not count. "
                    "A run whose samples all failed exits 3 whatever its size.")
 @click.option("--output-dir", type=click.Path(path_type=Path), default=None,
               help="Run directory (default eval-runs/<release>/<model>, with -<split> for splits other than test); re-running resumes it.")
 @click.option("--progress/--no-progress", default=True)
 @domain_errors
 def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
-                lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], gen_kwargs: str | None,
+                lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], scales: tuple[str, ...],
+                retrievers: tuple[str, ...], tasks: tuple[str, ...], rag_k: int, gen_kwargs: str | None,
                 seed: int, thinking_end: str, answer_prefix: str, scoring: str, backend: str, model: str, base_url: str | None,
                 api_key_env: str, concurrency: int, timeout_s: float, max_retries: int, wait_for_server_s: float,
-                max_model_len: int | None, max_error_rate: float, output_dir: Path | None, progress: bool) -> None:
+                max_model_len: int | None, window_tokenizer: str | None, max_error_rate: float, output_dir: Path | None,
+                progress: bool) -> None:
     """Run a model over release splits; re-running the same command resumes."""
     from eval.runner import RunSpec, run
     from eval.selection import RowSelection
@@ -140,10 +157,11 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
     spec = RunSpec(
         dataset=dataset, configs=configs, model=model, backend=backend, revision=revision,  # type: ignore[arg-type]
         split=split, base_url=base_url, concurrency=concurrency, limit=limit,
-        select=RowSelection(lengths, sizes, buckets), generation=parse_gen_kwargs(gen_kwargs),
+        select=RowSelection(lengths, sizes, buckets, scales, retrievers, tasks), generation=parse_gen_kwargs(gen_kwargs),
         seed=seed, output_dir=output_dir, max_error_rate=max_error_rate, timeout_s=timeout_s,
-        max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix, scoring),  # type: ignore[arg-type]
+        max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k),  # type: ignore[arg-type]
         api_key_env=api_key_env, max_model_len=max_model_len, wait_for_server_s=wait_for_server_s,
+        window_tokenizer=window_tokenizer,
     )
     try:
         outcome = run(spec, progress=progress)
@@ -181,9 +199,10 @@ def report_command(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
 
 
 @main.command("judge", help="Judge the answers of finished runs with an LLM, by the rubric of the run's benchmark "
-                           f"(Sequential-NIAH: the paper's judge prompts); verdicts are kept in {JUDGE}.")
+                           "(Sequential-NIAH: the paper's judge prompts; EverMemBench-S: Figure 6's 0-5 score of "
+                           f"embs/qa answers); verdicts are kept in {JUDGE} and a re-run resumes.")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
-@_backend_options("The judge model (Sequential-NIAH's paper fine-tunes Qwen2.5-7B-Instruct).",
+@_backend_options("The judge model (Sequential-NIAH's paper fine-tunes Qwen2.5-7B-Instruct; EverMemBench-S's uses Grok-4).",
                   "OpenAI-compatible endpoint of the judge.")
 @click.option("--gen-kwargs", default=None, help="Judge generation settings (default temperature=0).")
 @domain_errors
@@ -198,10 +217,12 @@ def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url
         judged_benchmark(directory.read_run(), run_dir)  # fails before a backend is made
         judge = backend_for(backend, model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
         verdicts = judge_run(run_dir, judge, generation=generation)
-        correct = sum(v.score == 1.0 for v in verdicts.values())
+        scores = [v.score for v in verdicts.values() if v.score is not None]
+        correct = sum(score == 1.0 for score in scores)
         unparsed = sum(v.value is None for v in verdicts.values())
-        click.echo(f"{run_dir}: {len(verdicts)} judged, {correct} correct"
-                   + (f", {unparsed} without a label" if unparsed else "") + f" ({directory.judge_file})")
+        mean = f", mean score {sum(scores) / len(scores):.3f} of 1" if scores else ""
+        click.echo(f"{run_dir}: {len(verdicts)} judged, {correct} correct (full marks){mean}"
+                   + (f", {unparsed} without a verdict" if unparsed else "") + f" ({directory.judge_file})")
 
 
 @main.command("count")
@@ -211,7 +232,9 @@ def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url
 @click.option("--price-output", type=float, default=None, help="USD per million output tokens.")
 @domain_errors
 def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
-                  lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, scoring: str, tokenizer: str | None,
+                  lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], scales: tuple[str, ...],
+                  retrievers: tuple[str, ...], tasks: tuple[str, ...], rag_k: int, gen_kwargs: str | None, seed: int,
+                  thinking_end: str, answer_prefix: str, scoring: str, tokenizer: str | None,
                   price_input: float | None, price_output: float | None) -> None:
     """Dry run: prompt tokens (and cost, given prices) of a run, without calling a model."""
     from eval.count import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT, count_run
@@ -219,8 +242,9 @@ def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], 
     from eval.selection import RowSelection
 
     spec = RunSpec(dataset=dataset, configs=configs, model="(count)", backend="vllm", revision=revision, split=split,
-                   limit=limit, select=RowSelection(lengths, sizes, buckets), generation=parse_gen_kwargs(gen_kwargs), seed=seed,
-                   task_options=TaskOptions(thinking_end or None, answer_prefix, scoring))  # type: ignore[arg-type]
+                   limit=limit, select=RowSelection(lengths, sizes, buckets, scales, retrievers, tasks),
+                   generation=parse_gen_kwargs(gen_kwargs), seed=seed,
+                   task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k))  # type: ignore[arg-type]
     name, counts = count_run(spec, tokenizer)
     click.echo(f"tokenizer: {name} (+{CHAT_TOKENS_PER_PROMPT} tokens per prompt and {CHAT_TOKENS_PER_MESSAGE} "
                "per message for the chat format)")

@@ -10,13 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from eval.backends.window import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT
 from eval.runner import RunSpec, tasked_rows
 from eval.release import open_release
 from needlework.errors import SpecError
 from needlework.tokenizers import load_tokenizer
 
-CHAT_TOKENS_PER_MESSAGE = 4
-CHAT_TOKENS_PER_PROMPT = 3
 
 
 @dataclass(frozen=True)

@@ -76,16 +76,17 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
     done = {key for key, record in directory.latest_judgements().items() if is_done(record)}
     answered = {key for key, record in records.items() if record.get("error") is None}
     wanted = {(e["config"], e["row_id"]): e for e in saved["expected"]
-              if e["task"] in benchmark.tasks and e["key"] in answered and e["key"] not in done}
+              if benchmark.judges(e["task"]) and e["key"] in answered and e["key"] not in done}
     if wanted:
         options = TaskOptions.from_record(info["task_options"])
         settings = dict(generation or DEFAULT_GENERATION)
         tasks: dict[str, Task] = {}
         selection = RowSelection.from_record(info.get("select"))
+        source = benchmark.rows
 
         def requests() -> Iterator[tuple[Request, Stub]]:
             for config in info["configs"]:
-                for row in release.iter_rows(config, info["split"], info.get("limit"), selection.where()):
+                for row in source.rows(release, config, info["split"], info.get("limit"), selection.where(), options):
                     entry = wanted.get((config, row["id"]))
                     if entry is None:
                         continue

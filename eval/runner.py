@@ -20,8 +20,8 @@ from typing import Any, Iterable, Iterator, Mapping
 from tqdm.auto import tqdm
 
 from eval.backends import BackendName, backend_for
-from eval.backends.base import Backend, BackendError, Outcome, Request
-from eval.benchmarks import get_task, task_name_for_row
+from eval.backends.base import WINDOW_ERROR_KINDS, Backend, BackendError, Outcome, Request
+from eval.benchmarks import get_task, rows_of, task_name_for_row
 from eval.failures import (
     MIN_SAMPLES_FOR_ERROR_BUDGET,
     ErrorBudgetExceeded,
@@ -72,6 +72,7 @@ class RunSpec:
     api_key_env: str = "OPENAI_API_KEY"
     max_model_len: int | None = None
     wait_for_server_s: float = 0.0
+    window_tokenizer: str | None = None
 
     def __post_init__(self) -> None:
         if not self.configs:
@@ -141,8 +142,9 @@ def default_run_dir(release: Release, model: str, split: str = "test") -> Path:
 def tasked_rows(spec: RunSpec, release: Release, configs: Iterable[str] | None = None
                 ) -> Iterator[tuple[str, dict[str, Any], str, Task]]:
     """(config, row, task name, task) for every row the run covers, in release order."""
+    source = rows_of(release.benchmark)
     for config in spec.configs if configs is None else configs:
-        for row in release.iter_rows(config, spec.split, spec.limit, spec.select.where()):
+        for row in source.rows(release, config, spec.split, spec.limit, spec.select.where(), spec.task_options):
             task_name = task_name_for_row(release.benchmark, row)
             yield config, row, task_name, get_task(task_name, spec.task_options)
 
@@ -181,7 +183,7 @@ def make_backend(spec: RunSpec) -> Backend:
     """The backend the spec names; the API key comes from ``spec.api_key_env`` in the environment."""
     return backend_for(spec.backend, spec.model, base_url=spec.base_url, api_key_env=spec.api_key_env,
                        concurrency=spec.concurrency, timeout_s=spec.timeout_s, max_retries=spec.max_retries,
-                       seed=spec.seed, max_model_len=spec.max_model_len)
+                       seed=spec.seed, max_model_len=spec.max_model_len, window_tokenizer=spec.window_tokenizer)
 
 
 def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) -> RunOutcome:
@@ -234,7 +236,7 @@ async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Reque
     stopping once the error budget is spent; a stopping error carries ``new_samples``.
 
     The budget is checked from :data:`MIN_SAMPLES_FOR_ERROR_BUDGET` finished samples on;
-    context-length errors do not count.
+    window errors (``context_length``, ``skipped_window``) do not count.
     """
     finished = 0
     failures: list[dict[str, Any]] = []
@@ -243,7 +245,7 @@ async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Reque
     def after(outcome: Outcome) -> None:
         nonlocal finished
         finished += 1
-        if outcome.error is not None and outcome.error.kind != "context_length":
+        if outcome.error is not None and outcome.error.kind not in WINDOW_ERROR_KINDS:
             failures.append(asdict(outcome.error))
         bar.update(1)
         bar.set_postfix(errors=len(failures), refresh=False)
@@ -308,6 +310,9 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
         warnings.append(f"{truncated} of {counts['answered']} answers stopped at max_tokens "
                         f"({limit if limit is not None else 'the row reserve'}; finish_reason 'length') and may be cut off "
                         "before their answer; raise it with --gen-kwargs max_tokens=N and re-run to compare")
+    if counts["errors"].get("skipped_window"):
+        warnings.append(f"{counts['errors']['skipped_window']} samples were over the model's window (counted before "
+                        "sending) and were skipped, not truncated; compare only lengths inside the window")
     if counts["errors"].get("context_length"):
         warnings.append(f"{counts['errors']['context_length']} samples did not fit the model's context window "
                         "and score 0; compare only lengths inside the window")

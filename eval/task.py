@@ -34,11 +34,14 @@ class TaskOptions:
         scoring: "official" reads and scores answers as the benchmark's official code does (the
             default, so numbers stand next to the paper's); "lenient" uses needlework's more
             forgiving reading where a task has one (each task's docstring says which).
+        rag_k: Documents of a retriever's ranking that a RAG row puts in its prompt (EverMemBench-S
+            ``rankings`` rows; OURS: the paper reports retrieval at K = 10, A.5).
     """
 
     thinking_end: str | None = "</think>"
     answer_prefix: AnswerPrefixPlacement = "user"
     scoring: Scoring = "official"
+    rag_k: int = 10
 
     def __post_init__(self) -> None:
         if self.answer_prefix not in ("user", "assistant", "omit"):
@@ -47,6 +50,8 @@ class TaskOptions:
             raise ValueError("thinking_end must be a non-empty marker or None")
         if self.scoring not in ("official", "lenient"):
             raise ValueError(f"scoring must be official or lenient, not {self.scoring!r}")
+        if self.rag_k < 1:
+            raise ValueError(f"rag_k must be at least 1, not {self.rag_k}")
 
     def by_scoring(self, official: T, lenient: T) -> T:
         """``official`` or ``lenient``, whichever this run's :attr:`scoring` asks for (a task's rules and metric)."""

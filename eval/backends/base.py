@@ -16,7 +16,8 @@ Message = Mapping[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
 
 ErrorKind = Literal[
-    "context_length",  # the prompt does not fit the model's window; final, never retried
+    "context_length",  # the server refused the prompt as longer than its window; final, never retried
+    "skipped_window",  # counted before sending: prompt + max_tokens over the model's window; never sent, final
     "bad_request",  # HTTP 400 other than context length; final
     "http",  # 429/5xx that outlived the retries; transient, retried on resume
     "timeout",  # no answer within the per-request timeout, after retries; transient
@@ -24,8 +25,10 @@ ErrorKind = Literal[
     "malformed",  # a 200 whose body is not a chat completion, after retries; transient
 ]
 
-FINAL_ERROR_KINDS: frozenset[str] = frozenset({"context_length", "bad_request"})
+FINAL_ERROR_KINDS: frozenset[str] = frozenset({"context_length", "skipped_window", "bad_request"})
 """Errors that are a property of the sample, not of the moment: a re-run would fail the same way."""
+WINDOW_ERROR_KINDS: frozenset[str] = frozenset({"context_length", "skipped_window"})
+"""The prompt did not fit the model's window: a property of the model, not a failure (no error budget)."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import aiohttp
 import numpy as np
 
 from eval.backends.base import BackendError, Message, Outcome, PreflightError, Request, SampleError, Usage
+from eval.backends.window import WindowRule, discover_rule
 
 CONTEXT_LENGTH_PATTERN = re.compile(
     r"context.length|context.window|maximum context|exceeds the (available )?context|too many tokens"
@@ -143,7 +144,14 @@ class OpenAIBackend:
         timeout_s: float = 600.0,
         retry: RetryPolicy = RetryPolicy(),
         seed: int = 0,
+        window: int | None = None,
+        window_tokenizer: str | None = None,
     ) -> None:
+        """A backend for ``model`` at ``base_url``.
+
+        ``window`` (N, else asked of the server) and ``window_tokenizer`` (the model's tokenizer, else the
+        server's tokenize route) set up the window rule (:mod:`eval.backends.window`) at :meth:`preflight`.
+        """
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, not {concurrency}")
         self.model, self.base_url = model, base_url.rstrip("/")
@@ -154,6 +162,8 @@ class OpenAIBackend:
             self._headers["Authorization"] = f"Bearer {api_key}"
         self._rng = np.random.default_rng(seed)  # jitter only; never affects what is asked
         self._session: aiohttp.ClientSession | None = None
+        self._window, self._window_tokenizer = window, window_tokenizer
+        self._rule: WindowRule | None = None
 
     def describe(self) -> dict[str, Any]:
         """Endpoint and client limits; the API key is never included."""
@@ -163,6 +173,8 @@ class OpenAIBackend:
             "timeout_s": self.timeout_s,
             "max_retries": self.retry.max_retries,
             "chat_template_sha256": None,
+            "window": self._rule.window if self._rule else self._window,
+            "window_counted_by": self._rule.counted_by if self._rule else None,
         }
 
     async def preflight(self, wait_s: float = 0.0) -> None:
@@ -198,6 +210,9 @@ class OpenAIBackend:
             shown = ", ".join(sorted(served)[:20]) + (" ..." if len(served) > 20 else "")
             raise PreflightError(f"{self.base_url} does not serve model {self.model!r}; it lists: {shown} "
                                  "(pass one of them as --model). Nothing was sent")
+        timeout = aiohttp.ClientTimeout(total=min(self.timeout_s, PREFLIGHT_TIMEOUT_S))
+        async with aiohttp.ClientSession(timeout=timeout, headers=self._headers) as session:  # this event loop's own
+            self._rule = await discover_rule(session, self.base_url, self.model, self._window, self._window_tokenizer)
 
     async def _get(self, url: str) -> tuple[int, bytes]:
         """(status, body) of one GET; an unreachable server is a :class:`PreflightError`."""
@@ -264,6 +279,13 @@ class OpenAIBackend:
         return self._session
 
     async def _complete(self, request: Request) -> Outcome:
+        if self._rule is not None:
+            started = time.monotonic()
+            max_tokens = int(request.generation.get("max_completion_tokens") or request.generation.get("max_tokens") or 0)
+            tokens, over = await self._rule.check(self._client(), request.messages, max_tokens)
+            if over is not None:
+                return Outcome(request.key, None, usage=Usage(prompt_tokens=tokens or 0), error=over,
+                               latency_s=time.monotonic() - started)
         body = json.dumps(build_payload(self.model, request.messages, request.generation)).encode("utf-8")
         started = time.monotonic()
         for attempt in range(self.retry.max_retries + 1):

@@ -378,7 +378,7 @@ class VllmBackend:
     async def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
         """Tokenize every request, then run them chunk by chunk, yielding each chunk's outcomes.
 
-        Prompts that cannot fit the window come first, as ``context_length`` errors.
+        Prompts that cannot fit the window come first, as ``skipped_window`` errors (never sent, never truncated).
 
         Args:
             requests: The requests; consumed entirely before the first generation.
@@ -429,7 +429,7 @@ class VllmBackend:
             key=key,
             text=None,
             usage=Usage(prompt_tokens=n_tokens),
-            error=SampleError(kind="context_length", message=message),
+            error=SampleError(kind="skipped_window", message=message),
         )
 
     def _engine_for(self, max_model_len: int) -> Any:

@@ -17,6 +17,7 @@ from eval.benchmarks.rulerv2.tasks import RULES as RULERV2_RULES
 from eval.task import TaskOptions
 from generators.haystackcraft import spec as haystackcraft_spec
 from generators.needlebench import spec as needlebench_spec
+from generators.embs import spec as embs_spec
 from generators.rulerv2 import spec as rulerv2_spec
 from generators.sequential_niah import spec as sequential_spec
 from needlework.errors import SpecError
@@ -28,14 +29,15 @@ ROWS = {
                                    "haystackcraft/static"),
     sequential_spec.BENCHMARK: ({"id": "s", "input": "p", "answers": ["a"], "ordered": False},
                                 "sequential-niah/unordered"),
+    embs_spec.BENCHMARK: ({"id": "q@64K/qa", "task": "qa"}, "embs/qa"),
 }
 
 
 def test_the_registry_holds_each_benchmark_once_under_its_generator_id():
     ids = [benchmark.id for benchmark in BENCHMARKS]
     assert ids == [rulerv2_spec.BENCHMARK, needlebench_spec.BENCHMARK, haystackcraft_spec.BENCHMARK,
-                   sequential_spec.BENCHMARK]
-    assert ids == ["rulerv2", "needlebench", "haystackcraft", "sequential-niah"]
+                   sequential_spec.BENCHMARK, embs_spec.BENCHMARK]
+    assert ids == ["rulerv2", "needlebench", "haystackcraft", "sequential-niah", "embs"]
     assert all(get_benchmark(benchmark.id) is benchmark for benchmark in BENCHMARKS)
 
 
@@ -51,7 +53,7 @@ def test_every_registered_task_resolves_and_belongs_to_its_benchmark(benchmark: 
 
 def test_tasks_is_the_union_of_the_benchmarks_tasks():
     assert sorted(TASKS) == sorted(name for benchmark in BENCHMARKS for name in benchmark.tasks)
-    assert len(TASKS) == 12 + 4 + 1 + 2
+    assert len(TASKS) == 12 + 4 + 1 + 2 + 2
 
 
 def test_task_tables_match_the_generators_grids():

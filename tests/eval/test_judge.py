@@ -154,7 +154,7 @@ def test_judge_command_reports_the_rubric_s_verdicts(toy_run: Path, monkeypatch)
     monkeypatch.setattr(eval.backends, "backend_for", lambda *args, **kwargs: ScriptedBackend(grade))
     result = CliRunner().invoke(main, ["judge", str(toy_run), "--model", "grader", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 0, result.output
-    assert result.output == f"{toy_run}: 3 judged, 1 correct, 1 without a label ({toy_run / 'judge.jsonl'})\n"
+    assert result.output == f"{toy_run}: 3 judged, 1 correct (full marks), mean score 0.900 of 1, 1 without a verdict ({toy_run / 'judge.jsonl'})\n"
 
 
 def test_a_run_of_a_benchmark_without_a_judge_is_refused_in_one_line(tmp_path: Path, monkeypatch):
@@ -162,8 +162,8 @@ def test_a_run_of_a_benchmark_without_a_judge_is_refused_in_one_line(tmp_path: P
     RunDirectory(run_dir).write_run({"run": {}, "provenance": {"benchmark": "rulerv2"}, "expected": []})
     with pytest.raises(SpecError) as caught:
         judge_run(run_dir, ScriptedBackend(lambda content: pytest.fail("nothing to judge")))
-    assert str(caught.value) == f"{run_dir}: rulerv2 has no LLM judge; benchmarks with one: sequential-niah"
+    assert str(caught.value) == f"{run_dir}: rulerv2 has no LLM judge; benchmarks with one: sequential-niah, embs"
     monkeypatch.setattr(eval.backends, "backend_for", lambda *args, **kwargs: pytest.fail("no backend is needed"))
     result = CliRunner().invoke(main, ["judge", str(run_dir), "--model", "grader", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 2 and result.output.count("\n") == 1
-    assert "rulerv2 has no LLM judge; benchmarks with one: sequential-niah" in result.output
+    assert "rulerv2 has no LLM judge; benchmarks with one: sequential-niah, embs" in result.output

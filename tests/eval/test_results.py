@@ -7,6 +7,7 @@ from typing import Any
 import eval.results
 from eval.benchmark import Benchmark
 from eval.benchmarks import BENCHMARK_OF_TASK, BENCHMARKS, get_task
+from eval.benchmarks.embs.summary import embs_summary
 from eval.benchmarks.haystackcraft.summary import haystackcraft_summary
 from eval.benchmarks.needlebench.summary import needlebench_summary
 from eval.benchmarks.sequential_niah.summary import sequential_niah_summary
@@ -28,6 +29,8 @@ def mixed_samples() -> list[ScoredSample]:
               "hops": 2, "qid": "q1", "source": "musique"}
     ordered = {"length_bucket": "8k-16k", "needle_count": 3, "pipeline": "synthetic-temporal", "lang": "en",
                "ordered": True, "variant": "original", "original_id": "o1", "qid": "q-o1", "n_tokens": 9000}
+    embs = {"scale": "64K", "tier": "domain", "domain": "law", "kind": "single", "track": "none", "lang": "en",
+            "regime": "long-context", "retriever": "", "qid": "q1", "n_refs": 1, "context_tokens": 64000}
     return [
         sample("r1", "rulerv2/mk_niah_basic", ruler), sample("r2", "rulerv2/mk_niah_basic", ruler, 0.0),
         sample("n1", "needlebench/s-rt", needle), sample("n2", "needlebench/s-rt", {**needle, "lang": "zh"}, 0.0),
@@ -36,6 +39,8 @@ def mixed_samples() -> list[ScoredSample]:
         sample("s1", "sequential-niah/ordered", ordered),
         sample("s2", "sequential-niah/ordered", {**ordered, "original_id": "o2", "qid": "q-o2"}, 0.0, "timeout"),
         sample("missing", "sequential-niah/ordered", {**ordered, "original_id": "o3"}, None),
+        sample("e1", "embs/localize", embs, 1.0, r1=1.0, parsed=1.0),
+        sample("e2", "embs/localize", {**embs, "scale": "128K", "qid": "q2"}, 0.0, "skipped_window"),
     ]
 
 
@@ -43,14 +48,21 @@ def test_each_benchmark_block_is_written_under_its_id():
     scored = mixed_samples()
     scores = aggregate_scores(scored, "metric")
     with_summary = [b.id for b in BENCHMARKS if b.summarize is not None]
-    assert with_summary == ["needlebench", "haystackcraft", "sequential-niah"]
+    assert with_summary == ["needlebench", "haystackcraft", "sequential-niah", "embs"]
     assert [key for key in scores if key in {b.id for b in BENCHMARKS}] == with_summary  # RULERv2 has no block
     counted = [s for s in scored if s.score is not None or s.error_kind]
     assert scores["needlebench"] == needlebench_summary(counted)
     assert scores["haystackcraft"] == haystackcraft_summary(counted)
     assert scores["sequential-niah"] == sequential_niah_summary(counted)
     assert scores["sequential-niah"]["overall"] == {"accuracy": 0.5, "n": 2, "n_errors": 1}
-    assert scores["overall"]["n"] == 8
+    assert scores["embs"] == embs_summary(counted)
+    assert scores["embs"]["systems"]["long-context"] == {
+        "64K": {"window": "fits", "skipped_window": 0, "localize": {"r1": 1.0, "n_single": 1, "sr10": 1.0, "n": 1,
+                                                                    "fr10": None, "n_multi": 0, "unparsed": 0, "n_errors": 0}},
+        "128K": {"window": "over", "skipped_window": 1, "localize": {"r1": None, "n_single": 0, "sr10": None, "n": 0,
+                                                                     "fr10": None, "n_multi": 0, "unparsed": 0, "n_errors": 0}},
+    }
+    assert scores["overall"]["n"] == 10
 
 
 def test_no_block_for_a_benchmark_without_samples():

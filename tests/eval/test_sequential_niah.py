@@ -455,7 +455,7 @@ def test_judge_command_judges_a_copied_run_and_reports_counts(judged_run, tmp_pa
     result = CliRunner().invoke(main, ["judge", str(run_dir), "--model", "judge-7b", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 0, result.output
     assert made == [("openai", "judge-7b", "http://127.0.0.1:9/v1")]
-    assert result.output == f"{run_dir}: 6 judged, 5 correct ({run_dir / 'judge.jsonl'})\n"
+    assert result.output == f"{run_dir}: 6 judged, 5 correct (full marks), mean score 0.833 of 1 ({run_dir / 'judge.jsonl'})\n"
     assert len((run_dir / "judge.jsonl").read_text(encoding="utf-8").splitlines()) == 6
 
 

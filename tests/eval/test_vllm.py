@@ -276,7 +276,7 @@ def test_stream_skips_prompts_that_do_not_fit_and_never_sends_them() -> None:
     sent = [ids for batch, _ in engine.batches for ids in batch]
     assert all(ord("y") not in ids for ids in sent) and len(sent) == 2
     skipped = [outcome for outcome in outcomes if outcome.error is not None]
-    assert [(o.key, o.error.kind, o.text) for o in skipped] == [("too-long", "context_length", None)]
+    assert [(o.key, o.error.kind, o.text) for o in skipped] == [("too-long", "skipped_window", None)]
     assert skipped[0].error.final and "100" in skipped[0].error.message
     assert skipped[0].usage.prompt_tokens == len(expected_ids(requests[1].messages))
     assert engine.kwargs["max_model_len"] == len(expected_ids(requests[2].messages)) + 40
@@ -423,7 +423,7 @@ def test_real_vllm_engine_answers_and_skips_what_does_not_fit() -> None:
     finally:
         asyncio.run(backend.aclose())
     assert set(outcomes) == {"plain", "prefill", "huge"}
-    assert outcomes["huge"].error is not None and outcomes["huge"].error.kind == "context_length"
+    assert outcomes["huge"].error is not None and outcomes["huge"].error.kind == "skipped_window"
     for key in ("plain", "prefill"):
         assert outcomes[key].error is None and outcomes[key].text
         assert 0 < outcomes[key].usage.completion_tokens <= 16

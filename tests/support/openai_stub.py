@@ -49,6 +49,7 @@ class Script:
     payloads: list[dict[str, Any]] = field(default_factory=list)
     keep_payloads: bool = False
     models: tuple[str, ...] = ()  # listed by GET /v1/models; empty: that route answers 404
+    default: str | None = None  # the answer to a prompt not in ``answers`` (a judge's fixed grade); None: HTTP 400
 
     def action(self, row_id: str) -> str:
         """The scripted behaviour for this row's next attempt (counted)."""
@@ -81,6 +82,9 @@ def make_app(script: Script) -> web.Application:
         if script.keep_payloads:
             script.payloads.append(payload)
         digest = prompt_digest(payload["messages"])
+        if digest not in script.answers and script.default is not None:
+            return web.json_response(_completion(script.default, payload.get("model", ""),
+                                                 sum(len(m["content"]) for m in payload["messages"])))
         if digest not in script.answers:
             return web.json_response({"error": {"message": "unknown prompt"}}, status=400)
         row_id, references = script.answers[digest]
