@@ -247,10 +247,12 @@ def ladder_rows(ladder: list[Corpus]) -> Iterator[dict[str, Any]]:
 
 
 def context_row(corpus: Corpus, titles: list[str], texts: list[str], tokens: TokenCounter) -> dict[str, Any]:
-    """A serialized corpus, verified with one count: it must fit ``budget - reserve`` (else the counts were wrong)."""
+    """A serialized corpus, verified with one count: it must fit ``budget - reserve`` (``max``: the bank's size), else
+    the counts were wrong."""
     text = serialize_corpus(render_document(d, titles[d], texts[d]) for d in corpus.doc_ids.tolist())
     measured = tokens.count(text)
-    limit = corpus.budget_tokens - corpus.reserve_tokens
+    # ``max`` is the whole bank: its "budget" is the bank's size, with no room reserved (it is not a budget).
+    limit = corpus.budget_tokens - (0 if corpus.scale == MAX_SCALE else corpus.reserve_tokens)
     if measured > limit:
         raise BudgetError(f"{corpus.scale}/{corpus.domain}: the serialized corpus has {measured:,} tokens, over its "
                           f"limit of {limit:,} (predicted {corpus.corpus_tokens:,}); document counts did not add up")

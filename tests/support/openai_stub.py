@@ -50,6 +50,9 @@ class Script:
     keep_payloads: bool = False
     models: tuple[str, ...] = ()  # listed by GET /v1/models; empty: that route answers 404
     default: str | None = None  # the answer to a prompt not in ``answers`` (a judge's fixed grade); None: HTTP 400
+    default_delay_s: float = 0.0  # how long the default answer takes (a judge slow enough to be killed mid-run)
+    window: int | None = None  # listed as the model's max_model_len by GET /v1/models, as vLLM does
+    count_tokens: Any = None  # text -> tokens: serves vLLM's POST /tokenize (messages joined by newlines); None: 404
 
     def action(self, row_id: str) -> str:
         """The scripted behaviour for this row's next attempt (counted)."""
@@ -83,6 +86,7 @@ def make_app(script: Script) -> web.Application:
             script.payloads.append(payload)
         digest = prompt_digest(payload["messages"])
         if digest not in script.answers and script.default is not None:
+            await asyncio.sleep(script.default_delay_s)
             return web.json_response(_completion(script.default, payload.get("model", ""),
                                                  sum(len(m["content"]) for m in payload["messages"])))
         if digest not in script.answers:
@@ -123,12 +127,21 @@ def make_app(script: Script) -> web.Application:
     async def models(request: web.Request) -> web.StreamResponse:
         if script.api_key is not None and request.headers.get("Authorization") != f"Bearer {script.api_key}":
             return web.json_response({"error": {"message": "Incorrect API key provided"}}, status=401)
-        return web.json_response({"object": "list", "data": [{"id": m, "object": "model"} for m in script.models]})
+        listed = [{"id": m, "object": "model", **({"max_model_len": script.window} if script.window else {})}
+                  for m in script.models]
+        return web.json_response({"object": "list", "data": listed})
+
+    async def tokenize(request: web.Request) -> web.StreamResponse:
+        payload = await request.json()
+        count = script.count_tokens("\n".join(m["content"] for m in payload["messages"]))
+        return web.json_response({"count": count, "max_model_len": script.window, "tokens": []})
 
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app.router.add_post("/v1/chat/completions", chat)
     if script.models:
         app.router.add_get("/v1/models", models)
+    if script.count_tokens is not None:
+        app.router.add_post("/tokenize", tokenize)
     return app
 
 
