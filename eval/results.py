@@ -16,7 +16,7 @@ from eval.scored import ScoredSample, round_score, sample_stats, score_records, 
 from eval.task import TaskOptions
 
 SCHEMA_VERSION = 1
-MEASURES = frozenset({"n_tokens"})
+MEASURES = frozenset({"n_tokens", "context_tokens"})
 """Metadata columns that are measurements, not categories: no ``by`` breakdown per value (a prompt's
 token count takes a new value on almost every sample); summaries average them instead."""
 IDENTIFIERS = frozenset({"qid", "original_id"})

@@ -233,6 +233,10 @@ def test_a_65536_token_model_runs_64k_and_skips_128k_and_above(window_release, q
     assert results["provenance"]["window"] == 65_536
     assert results["counts"]["errors"] == {"skipped_window": len(skipped)} and results["stopped"] is None
     assert any("skipped, not truncated" in w for w in results["warnings"])
+    report = CliRunner().invoke(main, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    assert (f"- {MODEL} (long-context), window 65,536: took 64K; over the window: 128K, 256K"
+            in (tmp_path / "report" / "report.md").read_text(encoding="utf-8"))
 
 
 # Kill and resume: run and judge -------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """EverMemBench-S in the report: Table 3 and Table 4 layouts, score-against-scale curves, the paper beside the run.
 
+- **Scales each model could take**: per run, the scales it took, took in part, and those over its window.
 - **Evidence access** (Table 3 layout): R@1 / SR@10 / FR@10 per system and scale. Rows are the
   long-context models' localization (from the runs' ``scores.embs`` block), the retrievers of each
   run's release (its ``retrieval`` table, when the release can be opened), then the paper's
@@ -152,12 +153,28 @@ def qa_table(runs: Sequence[Run]) -> list[str]:
             *markdown_table(["system", "window", *scales], rows)]
 
 
+def window_lines(runs: Sequence[Run]) -> list[str]:
+    """Per run and system: the scales its model took whole, took in part, and could not take (A.2's window rule)."""
+    lines = []
+    for run in embs_runs(runs):
+        window = (run.results.get("provenance") or {}).get("window")
+        for system, cells in summary(run)["systems"].items():
+            status: dict[str, list[str]] = defaultdict(list)
+            for scale in sorted(cells, key=scale_sort_key):
+                status[cells[scale]["window"]].append(scale)
+            said = [f"{label} {', '.join(status[key])}" for key, label in
+                    (("fits", "took"), ("partial", "took in part"), ("over", "over the window:")) if status[key]]
+            lines.append(f"- {run.label} ({system}), window {f'{window:,}' if isinstance(window, int) else 'not known'}: "
+                         + "; ".join(said))
+    return ["### Scales each model could take (A.2)", "", *lines, ""] if lines else []
+
+
 def embs_section(runs: Sequence[Run], plots: Mapping[str, str]) -> list[str]:
     """The report's EverMemBench-S section (module docstring); empty when no run has EMB-S samples."""
     if not embs_runs(runs):
         return []
     retrievers = release_access(runs)
-    lines = ["## EverMemBench-S", "", *access_table(runs, retrievers), *qa_table(runs)]
+    lines = ["## EverMemBench-S", "", *window_lines(runs), *access_table(runs, retrievers), *qa_table(runs)]
     for view, title in ((ACCESS_VIEW, "SR@10 against scale"), (QA_VIEW, "Judge score against scale")):
         if view in plots:
             lines += [f"![{title}]({plots[view]})", ""]

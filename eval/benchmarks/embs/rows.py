@@ -99,6 +99,7 @@ class EmbsRows:
         wanted = {int(d) for ranking in rankings for d in ranking["doc_ids"][:k]}
         documents = _documents(release, wanted)
         reserve = _generation_reserve(release)
+        tiers = _tiers(release)
         for ranking in rankings:
             query = queries.get(ranking["qid"])
             if query is None:
@@ -106,7 +107,7 @@ class EmbsRows:
                                    f"{ranking['scale']}) names a query that {split} queries do not hold")
             top = [int(d) for d in ranking["doc_ids"][:k]]
             context = serialize_corpus(render_document(d, *documents[d]) for d in top)
-            tier = "domain" if ranking["domain"] != "all" else "global"
+            tier = tiers.get((ranking["scale"], ranking["domain"]), "")
             yield _sample(query, "qa", ranking["scale"], tier, context, None, "rag", ranking["retriever"], reserve,
                           retrieved=top)
 
@@ -143,6 +144,16 @@ def _split_where(release: Release, config: str, split: str, where: Where | None)
 def _queries(release: Release, split: str) -> dict[str, dict[str, Any]]:
     """The release's queries by qid, in release order."""
     return {row["qid"]: row for row in release.iter_rows("queries", split)}
+
+
+def _tiers(release: Release) -> dict[tuple[str, str], str]:
+    """(scale, domain) -> the ladder tier of that corpus, read without the ladder's document lists."""
+    tiers: dict[tuple[str, str], str] = {}
+    for name in release.split_info("ladder", "test")["files"]:
+        table = pq.read_table(release.fetch(name), columns=["scale", "domain", "tier"])
+        for scale, domain, tier in zip(*(table[c].to_pylist() for c in ("scale", "domain", "tier"))):
+            tiers[(scale, domain)] = tier
+    return tiers
 
 
 def _generation_reserve(release: Release) -> int:
