@@ -103,7 +103,7 @@ def label_of(tokens: float) -> str:
 
 def _instrument(record: dict[str, Any]) -> None:
     """Wrap (in this child only) the builder's stage laps and the parts of ``bank_and_queries``."""
-    import builders.embs_ranking as ranking
+    import builders.retrieval.ladder as ranking
     import builders.embs_world as world
     from builders import embs
 
@@ -319,7 +319,7 @@ def dense_throughput(folder: Path, docs: int) -> dict[str, Any]:
     """Documents per second through ``DenseRetriever`` (packaged MiniLM, CPU, model load excluded)."""
     import torch
 
-    from builders.embs_ranking import _dense_document
+    from builders.retrieval.ladder import _dense_document
     from builders.retrieval.dense import DenseRetriever, load_model, resolve_model
 
     titles, texts, _, langs = load_release(folder)

@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts
-from builders.embs_ranking import (
+from builders.retrieval.ladder import (
     RETRIEVERS,
     Bank,
     rank_ladder,

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from builders.embs_llm import AtomizeCase, LlmStages, RewriteCase, VerifyCase
-from builders.embs_ranking import Bank, nearest_outside
+from builders.retrieval.ladder import Bank, nearest_outside
 from builders.embs_world import WorldStages, count_serialized, query_row
 from builders.retrieval.base import ranks_of
 from builders.sources.embs_hub import read_embs_hub

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from builders.embs_ranking import Bank, LazyColumn, nearest_outside
+from builders.retrieval.ladder import Bank, LazyColumn, nearest_outside
 from builders.retrieval.base import ranks_of
 from generators.embs.calibration import difficulty, keep_distinct
 from generators.embs.collisions import Tested, Verdict, apply_verdicts, oracle_label

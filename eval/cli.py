@@ -51,7 +51,13 @@ def _ints(_ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) 
         raise click.BadParameter(f"expected whole numbers, e.g. 4096,8192; got {','.join(values)!r}") from None
 
 
-def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
+def _live_retriever(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    if value and value.partition(":")[0] not in ("bm25", "dense"):
+        raise click.BadParameter(f"expected bm25, dense or dense:<model>, got {value!r}")
+    return value
+
+
+def _dataset_options(fn):
     for option in reversed([
         click.option("--dataset", required=True, help="A release folder or a Hub dataset id (owner/name)."),
         click.option("--revision", default=None, help="Hub revision (branch, tag or commit); pinned to its commit."),
@@ -79,6 +85,9 @@ def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
                           "the run is marked not reportable."),
         click.option("--rag-k", type=click.IntRange(min=1), default=10, show_default=True,
                      help="EverMemBench-S rankings (RAG): the retriever's top documents put in the prompt."),
+        click.option("--live-retriever", default="", callback=_live_retriever, metavar="NAME",
+                     help="EverMemBench-S rankings (RAG) ranked now instead of read from the release: bm25, dense, or "
+                          "dense:<sentence-transformers model> (the dense extra)."),
         click.option("--gen-kwargs", default=None,
                      help="Generation settings, e.g. temperature=0,max_tokens=256 (default max_tokens: the row's reserve)."),
         click.option("--seed", type=int, default=0, show_default=True, help="Sent to the model and part of each sample key."),
@@ -94,7 +103,7 @@ def _dataset_options(fn):  # noqa: ANN001, ANN202 - click decorator stack
     return fn
 
 
-def _backend_options(model_help: str, base_url_help: str):  # noqa: ANN202 - click decorator stack
+def _backend_options(model_help: str, base_url_help: str):
     """The options that reach a model (``run`` and ``judge``): backend, model, endpoint, key variable, concurrency."""
     options = [
         click.option("--backend", type=click.Choice(list(BACKENDS)), default="openai", show_default=True),
@@ -105,7 +114,7 @@ def _backend_options(model_help: str, base_url_help: str):  # noqa: ANN202 - cli
         click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True),
     ]
 
-    def apply(fn):  # noqa: ANN001, ANN202
+    def apply(fn):
         for option in reversed(options):
             fn = option(fn)
         return fn
@@ -145,8 +154,8 @@ def main() -> None:
 @domain_errors
 def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
                 lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], scales: tuple[str, ...],
-                retrievers: tuple[str, ...], tasks: tuple[str, ...], rag_k: int, gen_kwargs: str | None,
-                seed: int, thinking_end: str, answer_prefix: str, scoring: str, backend: str, model: str, base_url: str | None,
+                retrievers: tuple[str, ...], tasks: tuple[str, ...], rag_k: int, live_retriever: str,
+                gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, scoring: str, backend: str, model: str, base_url: str | None,
                 api_key_env: str, concurrency: int, timeout_s: float, max_retries: int, wait_for_server_s: float,
                 max_model_len: int | None, window_tokenizer: str | None, max_error_rate: float, output_dir: Path | None,
                 progress: bool) -> None:
@@ -159,7 +168,7 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
         split=split, base_url=base_url, concurrency=concurrency, limit=limit,
         select=RowSelection(lengths, sizes, buckets, scales, retrievers, tasks), generation=parse_gen_kwargs(gen_kwargs),
         seed=seed, output_dir=output_dir, max_error_rate=max_error_rate, timeout_s=timeout_s,
-        max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k),  # type: ignore[arg-type]
+        max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k, live_retriever),  # type: ignore[arg-type]
         api_key_env=api_key_env, max_model_len=max_model_len, wait_for_server_s=wait_for_server_s,
         window_tokenizer=window_tokenizer,
     )
@@ -233,7 +242,8 @@ def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url
 @domain_errors
 def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
                   lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], scales: tuple[str, ...],
-                  retrievers: tuple[str, ...], tasks: tuple[str, ...], rag_k: int, gen_kwargs: str | None, seed: int,
+                  retrievers: tuple[str, ...], tasks: tuple[str, ...], rag_k: int, live_retriever: str,
+                  gen_kwargs: str | None, seed: int,
                   thinking_end: str, answer_prefix: str, scoring: str, tokenizer: str | None,
                   price_input: float | None, price_output: float | None) -> None:
     """Dry run: prompt tokens (and cost, given prices) of a run, without calling a model."""
@@ -244,7 +254,7 @@ def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], 
     spec = RunSpec(dataset=dataset, configs=configs, model="(count)", backend="vllm", revision=revision, split=split,
                    limit=limit, select=RowSelection(lengths, sizes, buckets, scales, retrievers, tasks),
                    generation=parse_gen_kwargs(gen_kwargs), seed=seed,
-                   task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k))  # type: ignore[arg-type]
+                   task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k, live_retriever))  # type: ignore[arg-type]
     name, counts = count_run(spec, tokenizer)
     click.echo(f"tokenizer: {name} (+{CHAT_TOKENS_PER_PROMPT} tokens per prompt and {CHAT_TOKENS_PER_MESSAGE} "
                "per message for the chat format)")

@@ -10,8 +10,9 @@ The answer-reading helpers every benchmark's tasks share (:func:`strip_reasoning
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from eval.backends.base import Message
 
@@ -36,12 +37,16 @@ class TaskOptions:
             forgiving reading where a task has one (each task's docstring says which).
         rag_k: Documents of a retriever's ranking that a RAG row puts in its prompt (EverMemBench-S
             ``rankings`` rows; OURS: the paper reports retrieval at K = 10, A.5).
+        live_retriever: EverMemBench-S RAG rows ranked at run time instead of read from the release's
+            ``rankings``: ``bm25``, ``dense`` (the packaged MiniLM) or ``dense:<sentence-transformers
+            model>`` (the ``dense`` extra); empty reads the release.
     """
 
     thinking_end: str | None = "</think>"
     answer_prefix: AnswerPrefixPlacement = "user"
     scoring: Scoring = "official"
     rag_k: int = 10
+    live_retriever: str = ""
 
     def __post_init__(self) -> None:
         if self.answer_prefix not in ("user", "assistant", "omit"):
@@ -52,6 +57,8 @@ class TaskOptions:
             raise ValueError(f"scoring must be official or lenient, not {self.scoring!r}")
         if self.rag_k < 1:
             raise ValueError(f"rag_k must be at least 1, not {self.rag_k}")
+        if self.live_retriever and self.live_retriever.partition(":")[0] not in ("bm25", "dense"):
+            raise ValueError(f"live_retriever must be bm25, dense or dense:<model>, not {self.live_retriever!r}")
 
     def by_scoring(self, official: T, lenient: T) -> T:
         """``official`` or ``lenient``, whichever this run's :attr:`scoring` asks for (a task's rules and metric)."""

@@ -13,7 +13,7 @@ import pytest
 
 from builders import embs_world
 from builders.embs import EmbsBuild, build, context_config
-from builders.embs_ranking import Bank, rank_corpus, rank_ladder, retrieval_rows
+from builders.retrieval.ladder import Bank, rank_corpus, rank_ladder, retrieval_rows
 from builders.embs_world import compose_queries, grow
 from builders.retrieval.dense import DenseRetriever
 from builders.validate import validate_release
@@ -226,7 +226,7 @@ class HashingEncoder:
     prompts: dict[str, str] = {}
 
     def encode(self, texts: Sequence[str], **_: object) -> np.ndarray:
-        from builders.embs_ranking import cjk_bigrams
+        from builders.retrieval.ladder import cjk_bigrams
         from builders.retrieval.bm25 import tokenize
         vectors = hashed_bag_of_words(tokenize([cjk_bigrams(t) for t in texts]))
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)

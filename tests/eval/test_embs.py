@@ -293,3 +293,17 @@ def test_run_and_judge_killed_midway_resume_to_the_uninterrupted_result(small_re
     assert sorted((k, v.value) for k, v in verdicts.items()) == sorted((k, v.value) for k, v in reference_verdicts.items())
     judged = [json.loads(line) for line in RunDirectory(killed).judge_file.read_text(encoding="utf-8").splitlines()]
     assert sorted(r["key"] for r in judged) == sorted(verdicts)  # each answer judged once, none twice
+
+
+def test_live_bm25_over_the_release_s_corpora_reproduces_its_stored_rankings(small_release):
+    stored = all_rows(small_release, ["rankings"], TaskOptions(rag_k=5))
+    live = all_rows(small_release, ["rankings"], TaskOptions(rag_k=5, live_retriever="bm25"))
+    assert [(r["id"].replace("/bm25/", "/"), r["retrieved"], r["context"]) for r in live] == \
+        [(r["id"].replace("/bm25/", "/"), r["retrieved"], r["context"]) for r in stored if r["retriever"] == "bm25"]
+    assert {r["retriever"] for r in live} == {"bm25"} and len(live) == len(stored) > 0
+
+
+def test_a_live_retriever_must_be_bm25_or_dense(small_release, tmp_path):
+    result = CliRunner().invoke(main, ["run", "--dataset", str(small_release), "--config", "rankings", "--model", MODEL,
+                                       "--base-url", "http://127.0.0.1:9/v1", "--live-retriever", "splade"])
+    assert result.exit_code == 2 and "expected bm25, dense or dense:<model>, got 'splade'" in result.output

@@ -12,15 +12,21 @@ be written). Two regimes read the same ``[DocID=n]`` interface (paper §4.2, A.3
 - **RAG** (``--config rankings``): a ``qa`` row per (query, retriever, scale) ranking, whose context
   is the retriever's top ``rag_k`` documents of that scale, serialized with their real IDs in rank
   order (OURS: the paper scores retrievers by evidence access only, Table 3; the generation step
-  uses the long-context QA prompt so one table compares both regimes per scale).
+  uses the long-context QA prompt so one table compares both regimes per scale). With
+  ``live_retriever`` the rankings are made at run time instead, over the release's ladder corpora,
+  by the build's own ranking code (:mod:`builders.retrieval.ladder`): BM25 indexes each corpus,
+  dense embeds the corpora's documents once and masks (any sentence-transformers model, behind
+  the ``dense`` extra). They are made once per row source and kept for the run's second pass and
+  the judge's.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -28,6 +34,7 @@ import pyarrow.parquet as pq
 from eval.release import Release
 from eval.rows import Where, column_values
 from eval.task import TaskOptions
+from generators.embs.ladder import Corpus
 from generators.embs.prompts import render_document, serialize_corpus
 from needlework.errors import ReleaseError, SpecError
 
@@ -48,6 +55,9 @@ def is_sample_config(config: str) -> bool:
 class EmbsRows:
     """The :class:`eval.rows.RowSource` of EMB-S releases (module docstring)."""
 
+    def __init__(self) -> None:
+        self._live: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+
     def rows(self, release: Release, config: str, split: str, limit: int | None, where: Where | None,
              options: TaskOptions) -> Iterator[dict[str, Any]]:
         """The (query, scale, task) rows of ``config``: long-context rows of a ``contexts-<scale>``
@@ -62,7 +72,7 @@ class EmbsRows:
             where = {column: values for column, values in where.items() if column != "retriever"}
         published, composed = _split_where(release, config, split, where)
         rows = (self._long_context(release, config, split, published) if config.startswith(CONTEXTS_PREFIX)
-                else self._rag(release, split, published, options.rag_k))
+                else self._rag(release, split, published, options))
         emitted = 0
         for row in rows:
             if limit is not None and emitted >= limit:
@@ -93,9 +103,11 @@ class EmbsRows:
                     yield _sample(query, task, corpus["scale"], corpus["tier"], corpus["input"], int(corpus["n_tokens"]),
                                   "long-context", "", reserve)
 
-    def _rag(self, release: Release, split: str, where: Where, k: int) -> Iterator[dict[str, Any]]:
+    def _rag(self, release: Release, split: str, where: Where, options: TaskOptions) -> Iterator[dict[str, Any]]:
+        k = options.rag_k
         queries = _queries(release, split)
-        rankings = list(release.iter_rows(RAG_CONFIG, split, None, where))
+        rankings = (self._live_rankings(release, split, where, options.live_retriever, queries) if options.live_retriever
+                    else list(release.iter_rows(RAG_CONFIG, split, None, where)))
         wanted = {int(d) for ranking in rankings for d in ranking["doc_ids"][:k]}
         documents = _documents(release, wanted)
         reserve = _generation_reserve(release)
@@ -110,6 +122,41 @@ class EmbsRows:
             tier = tiers.get((ranking["scale"], ranking["domain"]), "")
             yield _sample(query, "qa", ranking["scale"], tier, context, None, "rag", ranking["retriever"], reserve,
                           retrieved=top)
+
+
+    def _live_rankings(self, release: Release, split: str, where: Where, retriever: str,
+                       queries: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """``rankings``-shaped rows ranked now over the ladder corpora of the selected scales (memoized)."""
+        scales = where.get("scale")
+        memo_key = (release.identity, release.revision, split, retriever, tuple(sorted(scales or ())))
+        if memo_key not in self._live:
+            self._live.clear()  # one release's rankings at a time
+            self._live[memo_key] = _rank_live(release, retriever, scales, list(queries.values()))
+        return self._live[memo_key]
+
+
+def _rank_live(release: Release, retriever: str, scales: Collection[str] | None,
+               queries: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Rank the release's ladder corpora (those of ``scales``, all without) with ``retriever`` for their queries."""
+    from builders.retrieval.ladder import Bank, rank_ladder
+
+    name, _, model = retriever.partition(":")
+    ladder = [row for row in release.iter_rows("ladder", "test") if not scales or row["scale"] in scales]
+    members = np.unique(np.concatenate([np.asarray(row["doc_ids"], dtype=np.int64) for row in ladder])) if ladder else \
+        np.zeros(0, dtype=np.int64)
+    documents = _documents(release, set(members.tolist()))
+    # The bank's positions are the sorted doc ids of the corpora: each corpus is a set of positions.
+    bank = Bank([documents[d][0] for d in members.tolist()], [documents[d][1] for d in members.tolist()],
+                dense_model=model or None)
+    corpora = [Corpus(row["scale"], row["tier"], row["domain"], row["budget_tokens"], row["reserve_tokens"],
+                      row["corpus_tokens"], row["next_tokens"], np.searchsorted(members, np.asarray(row["doc_ids"])))
+               for row in ladder]
+    positions = {int(d): i for i, d in enumerate(members.tolist())}
+    local = [{**q, "ref_list": [positions.get(int(r), -1) for r in q["ref_list"]]} for q in queries]
+    refs = {q["qid"]: [int(r) for r in q["ref_list"]] for q in queries}
+    return [{"qid": r.qid, "retriever": retriever, "scale": r.scale, "domain": r.domain,
+             "doc_ids": members[r.doc_ids].tolist(), "gold": refs[r.qid], "gold_ranks": r.gold_ranks}
+            for r in rank_ladder([name], bank, corpora, local)]
 
 
 def _sample(query: Mapping[str, Any], task: str, scale: str, tier: str, context: str, context_tokens: int | None,

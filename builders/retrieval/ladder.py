@@ -1,4 +1,5 @@
-"""EMB-S's retrievers over the MemoryBank: the build retriever (Stages II-III) and the retrieval regime.
+"""EMB-S's retrievers over the MemoryBank and its ladder corpora: the build retriever (Stages II-III), the retrieval
+regime, and eval's live RAG (``eval.benchmarks.embs.rows``), which ranks a release's corpora with the same code.
 
 Two corpus-level scorers, one protocol (``CorpusScorer``: corpus doc ids and queries -> scores):
 
