@@ -123,7 +123,6 @@ class EmbsRows:
             yield _sample(query, "qa", ranking["scale"], tier, context, None, "rag", ranking["retriever"], reserve,
                           retrieved=top)
 
-
     def _live_rankings(self, release: Release, split: str, where: Where, retriever: str,
                        queries: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
         """``rankings``-shaped rows ranked now over the ladder corpora of the selected scales (memoized)."""
