@@ -207,7 +207,7 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     backend = backend or make_backend(spec)
     if pending:
         asyncio.run(backend.preflight(spec.wait_for_server_s))  # before anything is written or sent
-    saved = write_run_file(run_dir, spec, release, backend.describe(), expected)
+    saved = write_run_file(run_dir, spec, release, backend_facts(backend, directory, asked=bool(pending)), expected)
     stop: NeedleworkError | None = None
     new = 0
     if pending:
@@ -261,6 +261,17 @@ async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Reque
         raise
     finally:
         bar.close()
+
+
+def backend_facts(backend: Backend, directory: RunDirectory, asked: bool) -> dict[str, Any]:
+    """``backend.describe()``; when this invocation never asked the backend (nothing was pending, so no
+    preflight), the facts it leaves unknown (None: a discovered window and how it is counted, engine
+    facts) are kept from the run file of the invocation that did, so a resume does not erase them."""
+    info = backend.describe()
+    if asked or not directory.is_run():
+        return info
+    earlier = directory.read_run().get("provenance") or {}
+    return {key: earlier.get(key) if value is None else value for key, value in info.items()}
 
 
 def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info: Mapping[str, Any],

@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,9 +78,11 @@ class Server:
     log: Path
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[Server]:
-    """llama.cpp's server on a free loopback port, ready (``GET /v1/models`` answers), stopped at teardown."""
+@contextmanager
+def running_server(directory: Path, n_ctx: int) -> Iterator[Server]:
+    """llama.cpp's server with an ``n_ctx``-token window on a free loopback port, ready (``GET /v1/models``
+    answers), logging to ``directory``/server.log; stopped on exit. Skips (or fails, see the module
+    docstring) without the packages."""
     missing = [name for name in SERVER_MODULES if importlib.util.find_spec(name) is None]
     if missing:
         _unavailable(f"llama.cpp's server is not installed (missing {', '.join(missing)}); "
@@ -93,12 +96,12 @@ def server(tmp_path_factory) -> Iterator[Server]:
     command = [
         # The project's launcher: llama_cpp.server with ggml's extra CPU buffer types off (the AMX crash).
         sys.executable, "-m", "eval.llamacpp_server", "--model", str(model), "--model_alias", ALIAS,
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(N_CTX),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
         # Only the last position's logits are needed to sample; all of them would cost memory and time.
         "--logits_all", "false",
         "--n_threads", threads, "--n_threads_batch", threads, "--use_mlock", "false",
     ]
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    log = directory / "server.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
@@ -125,6 +128,13 @@ def server(tmp_path_factory) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[Server]:
+    """llama.cpp's server with an ``N_CTX``-token window, stopped at teardown."""
+    with running_server(tmp_path_factory.mktemp("llama-server"), N_CTX) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

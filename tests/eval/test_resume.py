@@ -34,6 +34,7 @@ from tests.support.releases import (  # noqa: F401 - eval_release and release_ro
     stub_server,
     with_faults,
 )
+from tests.support.scripted import ScriptedBackend
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -189,6 +190,33 @@ def test_resume_after_a_torn_write_redoes_only_the_lost_samples(eval_release, re
     assert second.new_samples == TOTAL_ROWS - kept and second.skipped_done == kept
     assert second.results["scores"] == first.results["scores"]
     assert done_key_counts(run_dir) == Counter({key: 1 for key in expected_keys(run_dir)})
+
+
+class DiscoveringBackend(ScriptedBackend):
+    """Learns its window at preflight, as the openai backend asks the server for it and how to count."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda content: "an answer")
+        self.window: int | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "scripted", "window": self.window}
+
+    async def preflight(self, wait_s: float = 0.0) -> None:
+        await super().preflight(wait_s)
+        self.window = 4096
+
+
+def test_a_rerun_with_nothing_to_do_keeps_what_the_backend_learned(eval_release, tmp_path):
+    """Nothing pending: no preflight, so the backend knows less than the invocation that ran; the
+    run file's provenance (and the results') must not lose those facts."""
+    spec = make_spec(eval_release, "http://127.0.0.1:9/v1", tmp_path / "run")
+    first = run(spec, backend=DiscoveringBackend(), progress=False)
+    again = DiscoveringBackend()
+    second = run(spec, backend=again, progress=False)
+    assert again.preflights == 0 and again.prompts == [] and second.new_samples == 0
+    assert first.results["provenance"]["window"] == 4096
+    assert second.results["provenance"] == first.results["provenance"]
 
 
 def test_resume_keeps_a_whole_last_record_that_lost_only_its_newline(eval_release, release_rows, tmp_path):
