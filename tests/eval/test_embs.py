@@ -198,6 +198,21 @@ def test_a_judge_that_always_says_4_gives_4_at_every_scale(perfect_run, tmp_path
     assert (tmp_path / "report" / "embs_access.png").is_file() and (tmp_path / "report" / "embs_qa.png").is_file()
 
 
+def test_unreadable_verdicts_are_left_out_of_the_mean_and_counted(small_release, tmp_path):
+    configs = [f"{CONTEXTS_PREFIX}4K"]
+    run_dir = tmp_path / "run"
+    run_cli(small_release, run_dir, configs, Script(answers=perfect_answers(all_rows(small_release, configs))),
+            "--tasks", "qa")
+    grades = iter(["3", "Score: 5", "5", "5/5"])
+    verdicts = judge_run(run_dir, ScriptedBackend(lambda content: next(grades)))
+    assert sorted(v.value for v in verdicts.values() if v.value is not None) == [3, 5]
+    assert sum(v.value is None for v in verdicts.values()) == 2
+    report = CliRunner().invoke(main, ["report", str(run_dir), "--out", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    assert f"| {MODEL} (long-context) | — | 4.00 (2 unreadable) |" in (tmp_path / "report" / "report.md").read_text(
+        encoding="utf-8")
+
+
 # Check 8: the window rule (A.2) -----------------------------------------------------------------------------
 
 

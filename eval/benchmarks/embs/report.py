@@ -7,7 +7,8 @@
   published rows in italics, marked *(paper)*.
 - **Generative QA** (Table 4 layout): the 0–5 judge mean per system and scale, with the model's
   window; ``over`` where the prompt exceeded the window (A.2: not evaluated, never truncated),
-  ``not judged`` until ``python -m eval judge`` has run; then the paper's rows in italics.
+  ``not judged`` until ``python -m eval judge`` has run, and how many verdicts were unreadable (no
+  bare 0–5 integer: left out of the mean, counted); then the paper's rows in italics.
 - ``embs_access.png`` and ``embs_qa.png``: SR@10 and the judge score against scale, one solid
   line per system of the runs, the paper's rows dashed and grey.
 """
@@ -141,7 +142,9 @@ def qa_table(runs: Sequence[Run]) -> list[str]:
             elif verdicts is None or verdicts["judge"] is None:
                 row.append("not judged")
             else:
-                row.append(f"{verdicts['judge']:.2f}" + (" (partial)" if cell["window"] == "partial" else ""))
+                notes = [note for note, shown in (("partial", cell["window"] == "partial"),
+                                                  (f"{verdicts['unreadable']} unreadable", verdicts["unreadable"] > 0)) if shown]
+                row.append(f"{verdicts['judge']:.2f}" + (f" ({', '.join(notes)})" if notes else ""))
         rows.append(row)
     for model, (window, by_scale) in TABLE4.items():
         rows.append([f"*{model} (paper)*", f"*{window}*",
