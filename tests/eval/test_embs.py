@@ -318,6 +318,14 @@ def test_live_bm25_over_the_release_s_corpora_reproduces_its_stored_rankings(sma
     assert {r["retriever"] for r in live} == {"bm25"} and len(live) == len(stored) > 0
 
 
+def test_a_config_without_questions_is_one_clear_error(small_release):
+    result = CliRunner().invoke(main, ["run", "--dataset", str(small_release), "--config", "ladder", "--model", MODEL,
+                                       "--base-url", "http://127.0.0.1:9/v1"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert ("EMB-S config 'ladder' holds no questions to ask; run a long-context config (contexts-4K, contexts-8K, "
+            "contexts-16K, contexts-32K, contexts-max) or rankings (RAG)") in result.output
+
+
 def test_a_live_retriever_must_be_bm25_or_dense(small_release, tmp_path):
     result = CliRunner().invoke(main, ["run", "--dataset", str(small_release), "--config", "rankings", "--model", MODEL,
                                        "--base-url", "http://127.0.0.1:9/v1", "--live-retriever", "splade"])

@@ -36,6 +36,7 @@ from eval.rows import Where, column_values
 from eval.task import TaskOptions
 from generators.embs.ladder import Corpus
 from generators.embs.prompts import render_document, serialize_corpus
+from generators.embs.spec import scale_sort_key
 from needlework.errors import ReleaseError, SpecError
 
 CONTEXTS_PREFIX = "contexts-"
@@ -172,7 +173,8 @@ def _sample(query: Mapping[str, Any], task: str, scale: str, tier: str, context:
 
 def _check_config(release: Release, config: str) -> None:
     if not is_sample_config(config):
-        scales = sorted(c for c in release.manifest.get("configs", {}) if c.startswith(CONTEXTS_PREFIX))
+        scales = sorted((c for c in release.manifest.get("configs", {}) if c.startswith(CONTEXTS_PREFIX)),
+                        key=lambda c: scale_sort_key(c.removeprefix(CONTEXTS_PREFIX)))
         raise SpecError(f"{release.dataset}: EMB-S config {config!r} holds no questions to ask; run a long-context "
                         f"config ({', '.join(scales) or 'contexts-<scale>; none was materialized'}) or "
                         f"{RAG_CONFIG} (RAG)")
