@@ -171,6 +171,67 @@ def official_ruler_score(references: Sequence[str], prediction: str, match: Rule
     return sum(official_ruler_reference_score(r, text) for r in references) / len(references)
 
 
+_FINAL_ANSWER_IS = re.compile(r"The final answer is (.+)$")
+_LAST_STANDALONE_CAPITAL = re.compile(r"\b[A-Z]\b(?!.*\b[A-Z]\b)", re.DOTALL)
+_ANSWER_COLON_LETTER = re.compile(r"(?i)[\*\_]{0,2}Answer[\*\_]{0,2}\s*:[\s\*\_]{0,2}\s*([A-Z])(?![a-zA-Z0-9])")
+_FOREIGN_CHOICE_LETTERS = {"أ": " A", "ب": " B", "ج": " C", "د": " D", "অ": " A", "ব": " B", "ড": " C", "ঢ": " D",
+                           "Ａ": " A", "Ｂ": " B", "Ｃ": " C", "Ｄ": " D"}
+
+
+def official_last_box(response: str) -> str | None:
+    """The content of the last ``\\boxed{...}`` as NeMo-Skills' ``math_grader.search_boxed`` reads it.
+
+    From the last ``\\boxed``, braces are counted to the one that closes the first ``{``; the box
+    must be written ``\\boxed{`` exactly (``\\boxed {x}`` gives None), and an unclosed box gives None.
+    """
+    start = response.rfind("\\boxed")
+    if start < 0:
+        return None
+    depth = 0
+    for position in range(start, len(response)):
+        depth += {"{": 1, "}": -1}.get(response[position], 0)
+        if response[position] == "}" and depth == 0:
+            box = response[start : position + 1]
+            return box[len("\\boxed{") : -1] if box.startswith("\\boxed{") else None
+    return None
+
+
+def official_choice_letter(response: str) -> str | None:
+    """The chosen letter as NeMo-Skills' multiple-choice evaluator reads it (RULERv2 multi-key medium and hard).
+
+    ``nemo_skills/evaluation/evaluator/mcq.py`` (``eval_mcq`` with its config defaults:
+    ``extract_from_boxed=True``, ``relaxed=True``, ``regex_first=False``) and
+    ``nemo_skills/evaluation/math_grader.py`` (``extract_answer``):
+
+    1. the last box's content (:func:`official_last_box`), else the last match of
+       ``The final answer is (.+)$`` (``$`` without MULTILINE: only on the response's last line);
+    2. Arabic, Bengali and full-width letters A-D mapped to A-D, stripped;
+    3. one character: that character upper-cased; longer: the last standalone capital ``\\b[A-Z]\\b``;
+    4. no letter yet: the last ``Answer:`` followed by one letter (any case, asterisks or underscores
+       around allowed, not followed by a letter or digit) over the whole response, upper-cased.
+
+    None when nothing is read; a sample is correct when the letter equals the expected one.
+    """
+    extracted = official_last_box(response)
+    if extracted is None:
+        found = _FINAL_ANSWER_IS.findall(response)
+        extracted = found[-1] if found else None
+    letter = None
+    if extracted is not None:
+        for foreign, latin in _FOREIGN_CHOICE_LETTERS.items():
+            extracted = extracted.replace(foreign, latin)
+        extracted = extracted.strip()
+        if len(extracted) == 1:
+            letter = extracted.upper()
+        elif extracted:
+            capitals = _LAST_STANDALONE_CAPITAL.findall(extracted)
+            letter = capitals[-1].strip().upper() if capitals else None
+    if letter is None:
+        stated = _ANSWER_COLON_LETTER.findall(response)
+        letter = stated[-1].strip().upper() if stated else None
+    return letter
+
+
 # NeedleBench ----------------------------------------------------------------------------------------
 
 QUOTES = "\"'`\u2018\u2019\u201c\u201d\u300c\u300d\u300e\u300f\u300a\u300b"

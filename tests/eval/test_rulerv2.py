@@ -556,3 +556,25 @@ def test_an_index_inside_a_longer_number_is_wrong_when_lenient():
     task = get_task("rulerv2/mdqa_basic", LENIENT)
     assert task.score(task.extract("12345678"), ["1234567"]) == 0.0
     assert task.score(task.extract("Document 1234567"), ["1234567"]) == 1.0
+
+
+@pytest.mark.parametrize(("response", "official", "lenient"), [
+    ("\\boxed{{{gold}}}", 1.0, 1.0),
+    ("\\boxed{{\\text{{{gold}}}}}", 1.0, 1.0),
+    ("\\boxed{{{other} or {gold}}}", 1.0, 0.0),  # official: the last standalone capital in the box; lenient: the first
+    ("\\boxed{{{gold} or {other}}}", 0.0, 1.0),
+    ("The answer is ({gold}).", 0.0, 1.0),  # official reads no "answer is": no box, no "The final answer is", no "Answer:"
+    ("**Answer:** {gold_lower}", 1.0, 0.0),  # official's "Answer:" fallback ignores case
+    ("Reasoning.\nThe final answer is ({gold})", 1.0, 1.0),
+    ("The final answer is {gold}\nbut let me check", 0.0, 1.0),  # official: "$" without MULTILINE, last line only
+    ("\\boxed {{{gold}}}", 0.0, 1.0),  # official's box must be written "\boxed{{" exactly
+])
+def test_multiple_choice_official_reader_is_nemo_skills_mcq(response: str, official: float, lenient: float):
+    """NeMo-Skills ``nemo_skills/evaluation/evaluator/mcq.py`` (``eval_mcq``, config defaults: boxed first, relaxed,
+    regex "The final answer is (.+)$", then the "Answer: X" fallback) with ``math_grader.extract_answer``/``search_boxed``:
+    RULERv2 multi-key medium and hard are ``eval_type=multichoice`` (``nemo_skills/dataset/ruler2/prepare_init.py``)."""
+    built = mk_case("mk_niah_hard")
+    gold = built.row["answers"][0]
+    response = response.format(gold=gold, gold_lower=gold.lower(), other=next(x for x in "ABCD" if x != gold))
+    assert score("mk_niah_hard", response, built.row, OFFICIAL) == official
+    assert score("mk_niah_hard", response, built.row) == lenient

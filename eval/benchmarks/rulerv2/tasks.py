@@ -8,9 +8,9 @@ By default (``TaskOptions(scoring="official")``) the tasks score as RULERv2's of
 (NeMo-Skills ``eval_ruler2``, :func:`eval.scoring.official_ruler_score`) on the whole response: the
 NIAH tasks "all" (multi-value medium "2steps", its last paragraph), the QA tasks "part" (copied
 ``Document N:`` blocks removed first, so a gold index or answer anywhere else counts). Multi-key
-medium and hard are multiple choice: the chosen letter, read as below (NeMo-Skills' own
-multiple-choice reader is not reproduced yet). ``scoring="lenient"`` (``--scoring lenient``) keeps
-needlework's readings:
+medium and hard are multiple choice, read by NeMo-Skills' multiple-choice evaluator
+(:func:`eval.scoring.official_choice_letter`) and scored by exact equality with the gold letter.
+``scoring="lenient"`` (``--scoring lenient``) keeps needlework's readings:
 
 ========================  ===============================  ====================================  =====
 task                      references (the row's answers)   answer read from the response         agg.
@@ -41,7 +41,7 @@ from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
 from eval.backends.base import Message
-from eval.scoring import Aggregate, official_ruler_score, ruler_score
+from eval.scoring import Aggregate, official_choice_letter, official_ruler_score, ruler_score
 from eval.task import TaskOptions, last_boxed, strip_reasoning
 from generators.rulerv2.spec import BENCHMARK
 from needlework.errors import SpecError
@@ -52,7 +52,8 @@ RULER_METRIC = (
     "lower-cased, match = substring, WER = word edit distance / reference words (no punctuation removal or "
     "clipping); NIAH tasks average over references (multi-value medium on the response's last paragraph), "
     "QA tasks take the best reference after copied 'Document N:' blocks are removed; multi-key medium and "
-    "hard read the chosen letter"
+    "hard read the chosen letter as NeMo-Skills' multiple-choice evaluator (last box, else 'The final answer is', "
+    "else 'Answer: X') and score 1 when it equals the gold letter"
 )
 RULER_LENIENT_METRIC = (
     "RULERv2, lenient scoring (needlework's, not the paper's): per sample max(Recall, 1 - WER) of the extracted "
@@ -166,14 +167,25 @@ class TaskRule:
     score: Callable[[Sequence[str], str], float]
 
 
+def official_letter(response: str) -> str:
+    """The letter NeMo-Skills' multiple-choice evaluator reads (:func:`eval.scoring.official_choice_letter`), "" for none."""
+    return official_choice_letter(response) or ""
+
+
+def same_letter(references: Sequence[str], prediction: str) -> float:
+    """1.0 when the read letter equals the gold one (``mcq.py``: ``predicted_answer == expected_answer``)."""
+    return 1.0 if prediction and prediction in {r.strip() for r in references} else 0.0
+
+
 _ALL, _TWO_STEPS, _PART = (partial(official_ruler_score, match=m) for m in ("all", "2steps", "part"))
 _LENIENT_ALL, _LENIENT_PART = (partial(lenient_score, aggregate=a) for a in ("all", "part"))
 _LETTER = TaskRule(choice_letter, _LENIENT_ALL)
+_OFFICIAL_LETTER = TaskRule(official_letter, same_letter)
 RULES: dict[str, TaskRule] = {
     "mk_niah_basic": TaskRule(whole_response, _ALL),
     "mk_niah_easy": TaskRule(whole_response, _ALL),
-    "mk_niah_medium": _LETTER,
-    "mk_niah_hard": _LETTER,
+    "mk_niah_medium": _OFFICIAL_LETTER,
+    "mk_niah_hard": _OFFICIAL_LETTER,
     "mv_niah_basic": TaskRule(whole_response, _ALL),
     "mv_niah_easy": TaskRule(whole_response, _ALL),
     "mv_niah_medium": TaskRule(whole_response, _TWO_STEPS),
