@@ -38,7 +38,8 @@ import re
 import string
 import unicodedata
 from collections import Counter
-from typing import Literal, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import jiwer
 from rapidfuzz.distance import Levenshtein

@@ -36,12 +36,18 @@ model saw it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from eval.backends.base import Message
-from eval.scoring import Aggregate, official_choice_letter, official_ruler_score, ruler_score
+from eval.scoring import (
+    Aggregate,
+    official_choice_letter,
+    official_ruler_score,
+    ruler_score,
+)
 from eval.task import TaskOptions, last_boxed, strip_reasoning
 from generators.rulerv2.spec import BENCHMARK
 from needlework.errors import SpecError
