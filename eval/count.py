@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval.backends.window import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT
-from eval.runner import RunSpec, tasked_rows
 from eval.release import open_release
+from eval.runner import RunSpec, release_generation, tasked_rows
 from needlework.errors import SpecError
 from needlework.tokenizers import load_tokenizer
-
 
 
 @dataclass(frozen=True)
@@ -48,11 +47,12 @@ def count_run(spec: RunSpec, tokenizer: str | None = None) -> tuple[str, list[Co
         raise SpecError(f"{spec.dataset}: the manifest names no tokenizer; pass --tokenizer")
     counter = load_tokenizer(name)
     totals = {config: [0, 0, 0, 0] for config in spec.configs}  # rows, prompt, longest, output
+    defaults = release_generation(release)
     for config, row, _, task in tasked_rows(spec, release):
         tokens = CHAT_TOKENS_PER_PROMPT + sum(
             CHAT_TOKENS_PER_MESSAGE + counter.count(m["content"]) for m in task.render(row)
         )
-        generation: dict[str, Any] = spec.generation_for(row)
+        generation: dict[str, Any] = spec.generation_for(row, defaults)
         total = totals[config]
         total[0] += 1
         total[1] += tokens

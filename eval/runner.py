@@ -13,14 +13,21 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from tqdm.auto import tqdm
 
 from eval.backends import BackendName, backend_for
-from eval.backends.base import WINDOW_ERROR_KINDS, Backend, BackendError, Outcome, Request
+from eval.backends.base import (
+    WINDOW_ERROR_KINDS,
+    Backend,
+    BackendError,
+    Outcome,
+    Request,
+)
 from eval.benchmarks import get_task, rows_of, task_name_for_row
 from eval.failures import (
     MIN_SAMPLES_FOR_ERROR_BUDGET,
@@ -91,18 +98,31 @@ class RunSpec:
         if self.backend == "openai" and not self.base_url:
             raise SpecError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)")
 
-    def generation_for(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        """Generation settings for a row: defaults, ``max_tokens`` = the row's reserve, then the user's.
+    def generation_for(self, row: Mapping[str, Any], release_defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Generation settings for a row: defaults, then the release's evaluation settings or the row's reserve, then the user's.
 
-        Given ``max_completion_tokens`` (OpenAI reasoning models refuse ``max_tokens``), no
-        ``max_tokens`` is added.
+        A release built with a preset that fixes the paper's decoding (``eval_generation`` in its
+        manifest, :func:`release_generation`) sets ``max_tokens`` (and any other setting it names)
+        for every row; otherwise ``max_tokens`` is the row's ``generation_reserve``, the room the
+        build left for the answer. ``--gen-kwargs`` overrides either. Given ``max_completion_tokens``
+        (OpenAI reasoning models refuse ``max_tokens``), no ``max_tokens`` is sent.
         """
         settings = dict(DEFAULT_GENERATION)
-        if row.get("generation_reserve") and "max_completion_tokens" not in self.generation:
+        if release_defaults:
+            settings.update(release_defaults)
+        elif row.get("generation_reserve"):
             settings["max_tokens"] = int(row["generation_reserve"])
         settings.update(self.generation)
+        if "max_completion_tokens" in self.generation and "max_tokens" not in self.generation:
+            settings.pop("max_tokens", None)
         settings.setdefault("seed", self.seed)
         return settings
+
+
+def release_generation(release: Release) -> dict[str, Any]:
+    """The evaluation settings a release's preset records (manifest ``eval_generation``: the paper's decoding,
+    e.g. ``max_tokens``), empty when the release leaves them to the row reserve."""
+    return dict(release.manifest.get("eval_generation") or {})
 
 
 @dataclass(frozen=True)
@@ -152,8 +172,9 @@ def tasked_rows(spec: RunSpec, release: Release, configs: Iterable[str] | None =
 def plan_samples(spec: RunSpec, release: Release) -> list[dict[str, Any]]:
     """Every sample the run covers: key, config, row id, task name and metadata, in release order."""
     expected = []
+    defaults = release_generation(release)
     for config, row, task_name, task in tasked_rows(spec, release):
-        request = Request("", task.render(row), spec.generation_for(row))
+        request = Request("", task.render(row), spec.generation_for(row, defaults))
         expected.append({"key": sample_key(release, config, row["id"], request, spec.model, spec.seed),
                          "config": config, "row_id": row["id"], "task": task_name, "metadata": task.metadata(row)})
     return expected
@@ -163,13 +184,14 @@ def _requests(spec: RunSpec, release: Release, pending: Mapping[tuple[str, str],
               ) -> Iterator[tuple[Request, dict[str, Any]]]:
     """(request, record stub) for each pending (config, row id), re-rendered from the release."""
     configs = [c for c in spec.configs if any(c == pending_config for pending_config, _ in pending)]
+    defaults = release_generation(release)
     for config, row, task_name, task in tasked_rows(spec, release, configs):
         key = pending.get((config, row["id"]))
         if key is None:
             continue
         stub = {"key": key, "config": config, "row_id": row["id"], "task": task_name,
                 "references": task.references(row), "metadata": task.metadata(row)}
-        yield Request(key, task.render(row), spec.generation_for(row)), stub
+        yield Request(key, task.render(row), spec.generation_for(row, defaults)), stub
 
 
 def _record(stub: Mapping[str, Any], outcome: Outcome) -> dict[str, Any]:
@@ -285,6 +307,7 @@ def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info:
     provenance = {
         "needlework_version": __version__, "dataset_identity": release.identity, "benchmark": release.benchmark,
         "manifest_sha256": release.manifest_sha256, "tokenizer": release.manifest.get("tokenizer"),
+        "eval_generation": release_generation(release) or None,
         **dict(backend_info),
     }
     saved = {"schema_version": SCHEMA_VERSION, "run": run_info, "provenance": provenance, "expected": expected}
@@ -317,7 +340,8 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
     warnings = []
     truncated = stopped_at_max_tokens(r for k, r in records.items() if k in expected_keys)
     if truncated:
-        limit = run_info.get("generation", {}).get("max_tokens")
+        limit = run_info.get("generation", {}).get("max_tokens") or (saved_run["provenance"].get("eval_generation") or {}).get(
+            "max_tokens")
         warnings.append(f"{truncated} of {counts['answered']} answers stopped at max_tokens "
                         f"({limit if limit is not None else 'the row reserve'}; finish_reason 'length') and may be cut off "
                         "before their answer; raise it with --gen-kwargs max_tokens=N and re-run to compare")

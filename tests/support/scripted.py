@@ -22,6 +22,7 @@ class ScriptedBackend:
     def __init__(self, answer: Callable[[str], str | Outcome]) -> None:
         self.answer = answer
         self.prompts: list[str] = []
+        self.generations: list[dict[str, Any]] = []  # each request's generation settings, in order
         self.closed = 0
         self.preflights = 0
 
@@ -35,6 +36,7 @@ class ScriptedBackend:
         for request in requests:
             content = request.messages[-1]["content"]
             self.prompts.append(content)
+            self.generations.append(dict(request.generation))
             answer = self.answer(content)
             yield replace(answer, key=request.key) if isinstance(answer, Outcome) else Outcome(request.key, answer)
 
