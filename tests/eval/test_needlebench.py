@@ -470,7 +470,7 @@ def test_atc_curve_draws_each_run_and_language_with_its_enl_and_the_threshold(re
     assert list(lines[0].get_ydata()) == pytest.approx(TABLE_3["GPT-4.1"][0])
     stars = [(line.get_xdata()[0], line.get_ydata()[0]) for line in ax.get_lines() if line.get_marker() == "*"]
     assert stars == [(64, 62.5), (256, 65.0), (32, 82.5)]
-    dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--" and line.get_gid() != "paper"]
     assert len(dashed) == 1 and list(dashed[0].get_ydata()) == [50, 50]
     assert ax.get_xscale() == "log"
 
@@ -480,3 +480,94 @@ def test_depth_100_is_its_own_heatmap_row(report_runs):
 
     figure = plot_depth_heatmap(load_runs(report_runs), "s-rt-en")
     assert [t.get_text() for t in figure.axes[0].get_yticklabels()] == ["0", "100"]
+
+
+# --- the paper's rows beside the runs ------------------------------------------------------------------
+
+
+def test_atc_tables_show_table_3_in_italics_after_the_runs(nb_report):
+    """Every ATC table has all nine counts, so Table 3's rows are whole: accuracies, weighted, ENL-50."""
+    text = nb_report.markdown.read_text(encoding="utf-8")
+    paper_row = ("| *DeepSeek-R1 (paper, Table 3)* | *100.0* | *100.0* | *87.5* | *95.0* | *97.5* | *90.0* | *70.0* "
+                 "| *65.0* | *15.0* | *92.86* | *44.01* | *256* |")
+    assert text.count(paper_row) == 2  # under Chinese and under English: the paper does not say which
+    assert text.count("| *length (paper, Table 3)* | *0.4K* | *0.5K* | *0.6K* | *0.7K* | *1.0K* | *1.5K* | *2.7K* "
+                      "| *5K* | *9.6K* |  |  |  |") == 2
+    assert "| *Mistral-7B (paper, Table 3)* | *40.0* | *17.5* | *2.5* | *2.5* |" in text
+    # the runs' rows render as before, above the paper's
+    run_row = "| deepseek-r1 | 100.0 | 100.0 | 87.5 | 95.0 | 97.5 | 90.0 | 70.0 | 65.0 | 15.0 | 92.86 | 44.01 | 256 |"
+    english = text.index("#### ATC, English (en)")
+    assert english < text.index(run_row) < text.index(paper_row, english)
+    assert "The paper does not say which language Table 3 is in" in text
+
+
+def test_table_3_rows_keep_only_the_tables_needle_counts():
+    from eval.benchmarks.needlebench.report import paper_atc_rows
+
+    rows = paper_atc_rows([2, 4, 8, 1024])
+    assert rows[0] == ["*length (paper, Table 3)*", "*0.4K*", "*0.5K*", "*0.6K*", "—", "", "", ""]
+    gpt = next(row for row in rows if row[0] == "*GPT-4.1 (paper, Table 3)*")
+    assert gpt == ["*GPT-4.1 (paper, Table 3)*", "*100.0*", "*95.0*", "*87.5*", "—", "—", "—", "—"]
+    assert paper_atc_rows([1024, 2048]) == []
+
+
+def test_sparse_table_names_the_grid_without_a_paper_table(nb_report):
+    text = nb_report.markdown.read_text(encoding="utf-8")
+    assert "- gpt-4.1: lengths up to 2,000 tokens; the paper has no table for this grid" in text
+    assert "(paper, Table 1" not in text and "(paper, Table 2" not in text
+
+
+def sparse_run(length: int, tasks: tuple[str, ...], langs: tuple[str, ...]) -> list[ScoredSample]:
+    """One sample right per task and language at ``length``, and one wrong at half of it."""
+    return [sample(task, lang, value, index=i, length=at, needles=2 if task == "m-rs" else 1)
+            for task in tasks for lang in langs for i, (value, at) in enumerate([(1.0, length), (0.0, length // 2)])]
+
+
+@pytest.fixture(scope="module")
+def setting_report(tmp_path_factory):
+    root = tmp_path_factory.mktemp("nb-settings")
+    runs = [write_run(root, "a", "qwen-32k", sparse_run(32_000, ("s-rt", "m-rt", "m-rs"), ("zh", "en"))),
+            write_run(root, "b", "qwen-128k", sparse_run(131_072, ("s-rt",), ("en",)))]
+    return write_report(runs, tmp_path_factory.mktemp("nb-settings-out")).markdown.read_text(encoding="utf-8")
+
+
+def test_sparse_table_shows_table_1_beside_a_32k_run_and_table_2_beside_a_128k_run(setting_report):
+    text = setting_report
+    # the runs' own rows, as before
+    assert "| qwen-32k | 50.00 | 50.00 | 50.00 | 50.00 | 50.00 | 50.00 | 50.00 | 50.00 | 50.00 | 50.00 |" in text
+    assert "| qwen-128k | — | 50.00 | 50.00 | — | — | — | — | — | — | 50.00 |" in text
+    # Table 1 whole: the 32K run has every task in both languages
+    assert ("| *Qwen-2.5-72B (paper, Table 1, 32K)* | *100.00* | *100.00* | *100.00* | *98.71* | *99.96* | *99.33* "
+            "| *39.80* | *52.07* | *45.93* | *81.76* |") in text
+    # Table 2 only where the 128K run has a score: S-RT English; no task overall or Overall without both languages
+    assert "| *Gemma-3-27B (paper, Table 2, 128K)* | — | *98.98* | — | — | — | — | — | — | — | — |" in text
+    assert text.index("| qwen-128k |") < text.index("| *Qwen-2.5-1.5B (paper, Table 1, 32K)* |") < text.index(
+        "| *InternLM3-8B (paper, Table 2, 128K)* |")
+    assert "- qwen-32k: lengths up to 32,000 tokens, the paper's NeedleBench 32K setting" in text
+    assert "- qwen-128k: lengths up to 131,072 tokens, the paper's NeedleBench 128K setting" in text
+
+
+def test_sparse_setting_reads_the_largest_information_sparse_length(tmp_path):
+    from eval.benchmarks.needlebench.report import sparse_setting
+
+    cases = {32_768: "32K", 32_000: "32K", 128_000: "128K", 31_999: None, 200_000: None}
+    for length, expected in cases.items():
+        run_dir = write_run(tmp_path, f"r{length}", "m", sparse_run(length, ("s-rt",), ("en",))
+                            + atc_samples("en", TABLE_3["GPT-4.1"][0], PAPER_TOKENS))
+        assert sparse_setting(load_runs([run_dir])[0]) == (expected, length)
+
+
+def test_atc_curve_draws_table_3_dashed_grey_behind_the_runs(report_runs):
+    from eval.benchmarks.needlebench.paper import TABLE3
+    from eval.benchmarks.needlebench.report import PAPER_COLOUR, plot_atc_curve
+
+    figure = plot_atc_curve(load_runs(report_runs))
+    ax = figure.axes[0]
+    paper = [line for line in ax.get_lines() if line.get_gid() == "paper"]
+    assert len(paper) == len(TABLE3)
+    assert {line.get_linestyle() for line in paper} == {"--"} and {line.get_color() for line in paper} == {PAPER_COLOUR}
+    assert all(line.get_label().startswith("_") for line in paper)  # one legend entry for them all
+    gpt = paper[list(TABLE3).index("GPT-4.1")]
+    assert list(gpt.get_xdata()) == list(NEEDLES) and list(gpt.get_ydata()) == list(TABLE_3["GPT-4.1"][0])
+    legend = [text.get_text() for legend in figure.legends for text in legend.get_texts()]
+    assert "paper, Table 3" in legend

@@ -14,6 +14,13 @@ Everything is read from the ``scores.needlebench`` block of the results
   :func:`needle_heatmap_name` and drawn by :func:`eval.report_plots.plot_depth_heatmap`.
 
 The paper's tables give two decimals; so do these (per-needle accuracies one, as in Table 3).
+
+Beside the runs, the paper's published rows (:mod:`eval.benchmarks.needlebench.paper`), in italics
+and marked *(paper, ...)*, only where the setups match: Table 1's rows under a run whose
+information-sparse lengths go up to 32K, Table 2's up to 128K (:func:`sparse_setting`), each cell
+only for a task and language a run of that setting has; Table 3's rows at the needle counts of the
+ATC tables, its weighted averages and ENL-50 only when the table has all nine counts. In the ATC
+curve the paper's rows are thin dashed grey lines.
 """
 
 from __future__ import annotations
@@ -22,6 +29,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from eval.benchmarks.needlebench.paper import (
+    SPARSE_TABLES,
+    TABLE3,
+    TABLE3_LENGTHS,
+    TABLE3_NEEDLES,
+)
 from eval.benchmarks.needlebench.tasks import PAPER_LANGS, TASK_TITLES
 from eval.report_plots import plot_depth_heatmap
 from eval.report_runs import MISSING, Run, configs_of, markdown_table, percent, points
@@ -37,6 +50,10 @@ LANG_NAMES: dict[str, str] = {"zh": "Chinese", "en": "English"}
 LANG_STYLES: dict[str, tuple[str, str]] = {"en": ("-", "o"), "zh": (":", "s")}
 """(line style, marker) per language in the ATC curve; the threshold alone is dashed."""
 THRESHOLD_PERCENT = 50
+PAPER_COLOUR = "0.7"
+"""The paper's rows in the ATC curve: thin dashed lines in this grey."""
+PAPER_GID = "paper"
+"""The ``gid`` of every line drawn for a paper row, so the threshold stays the one other dashed line."""
 
 
 def summary(run: Run) -> Mapping[str, Any]:
@@ -133,9 +150,34 @@ def needlebench_section(runs: Sequence[Run], plots: Mapping[str, str]) -> list[s
     return lines
 
 
+def sparse_config_task(config: str) -> str | None:
+    """The information-sparse task of a config (``m-rs-en`` -> ``m-rs``), or None for ATC and others."""
+    return next((task for task in SPARSE_TASKS if config == task or config.startswith(f"{task}-")), None)
+
+
+def sparse_setting(run: Run) -> tuple[str | None, int | None]:
+    """(the paper's setting its lengths match, the run's largest information-sparse length in tokens).
+
+    The paper names its settings by their largest length ("NeedleBench 32K", "128K") and does not
+    print the grid, so a run matches a setting when its largest length is that many thousand
+    tokens, counted in thousands or in 1,024s (32,000 to 32,768; 128,000 to 131,072).
+    """
+    lengths = [int(cell["length"]) for cell in run.cells
+               if cell.get("length") is not None and sparse_config_task(str(cell["config"])) is not None]
+    if not lengths:
+        return None, None
+    top = max(lengths)
+    return next((name for name, (_, kilo, _) in SPARSE_TABLES.items() if 1000 * kilo <= top <= 1024 * kilo), None), top
+
+
+def _italic(text: str) -> str:
+    return text if text == MISSING else f"*{text}*"
+
+
 def sparse_table(runs: Sequence[Run]) -> list[str]:
     """Tables 1-2: per run with an information-sparse task, each such task present in Chinese, English
-    and overall, and Overall (a run with ATC alone has no row)."""
+    and overall, and Overall (a run with ATC alone has no row); then the rows of the paper's table
+    for each setting a run matches (:func:`sparse_setting`), in italics."""
     with_sparse = [run for run in runs if any(t in summary(run).get("tasks", {}) for t in SPARSE_TASKS)]
     tasks = [t for t in SPARSE_TASKS if any(t in summary(run).get("tasks", {}) for run in with_sparse)]
     if not tasks:
@@ -150,16 +192,57 @@ def sparse_table(runs: Sequence[Run]) -> list[str]:
             row += [points((scores.get(lang) or {}).get("score")) for lang in PAPER_LANGS]
             row.append(points(scores.get("overall")))
         rows.append([*row, points((summary(run).get("overall") or {}).get("score"))])
+    paper_rows, settings = _paper_sparse_rows(with_sparse, tasks)
     names = ", ".join(f"{TASK_LABELS[t]} = {TASK_TITLES[t]}" for t in tasks)
     return [
         "### Information-sparse tasks",
         "",
-        f"Scores (%) as in the paper's Tables 1-2 ({names}). A task's score in a language is the mean "
-        "over its samples (equation 2); its overall is the mean of its languages; Overall is the mean "
-        "of the tasks' overalls (equation 3).",
+        (f"Scores (%) as in the paper's Tables 1-2 ({names}). A task's score in a language is the mean "
+         "over its samples (equation 2); its overall is the mean of its languages; Overall is the mean "
+         "of the tasks' overalls (equation 3)."),
         "",
-        *markdown_table(header, rows),
+        *markdown_table(header, rows + paper_rows),
+        *settings,
     ]
+
+
+def _paper_sparse_rows(runs: Sequence[Run], tasks: Sequence[str]) -> tuple[list[list[str]], list[str]]:
+    """The paper's rows for the settings the runs match, and the lines that say which setting each run is."""
+    matched: dict[str, list[Run]] = {}
+    said = []
+    for run in runs:
+        setting, top = sparse_setting(run)
+        if setting is None:
+            said.append(f"- {run.label}: lengths up to {f'{top:,}' if top else 'unknown'} tokens; the paper has no "
+                        "table for this grid (Table 1 is NeedleBench 32K, Table 2 128K), so no paper rows beside it.")
+            continue
+        table = SPARSE_TABLES[setting][0]
+        matched.setdefault(setting, []).append(run)
+        said.append(f"- {run.label}: lengths up to {top:,} tokens, the paper's NeedleBench {setting} setting: "
+                    f"beside it the *(paper, {table}, {setting})* rows.")
+    rows: list[list[str]] = []
+    for setting, (table, _, paper) in SPARSE_TABLES.items():
+        if setting not in matched:
+            continue
+        covered = {(task, lang) for run in matched[setting] for task, block in summary(run).get("tasks", {}).items()
+                   for lang in PAPER_LANGS if (block.get(lang) or {}).get("score") is not None}
+        for model, row in paper.items():
+            cells = [f"{model} (paper, {table}, {setting})"]
+            for task in tasks:
+                zh, en, overall = row.tasks[task]
+                shown = [(task, lang) in covered for lang in PAPER_LANGS]
+                cells += [f"{value:.2f}" if ok else MISSING for value, ok in zip((zh, en), shown)]
+                cells.append(f"{overall:.2f}" if all(shown) else MISSING)
+            cells.append(f"{row.overall:.2f}" if tuple(tasks) == SPARSE_TASKS and all(
+                (t, lang) in covered for t in SPARSE_TASKS for lang in PAPER_LANGS) else MISSING)
+            rows.append([_italic(cell) for cell in cells])
+    if not said:
+        return rows, []
+    note = ("Italic *(paper, ...)* rows: the paper's published values for its own models, each cell only "
+            "for a task and language a run of that setting has (Overall only with all three tasks in both "
+            "languages). The paper names a setting by its largest length and does not print its length grid, "
+            "depths or filler sources beyond the text; compare with care.")
+    return rows, [*said, "", note, ""]
 
 
 def atc_tables(runs: Sequence[Run]) -> list[str]:
@@ -170,10 +253,10 @@ def atc_tables(runs: Sequence[Run]) -> list[str]:
     lines = [
         "### Ancestral Trace Challenge",
         "",
-        "Exact-match accuracy (%) per needle count, as in the paper's Table 3; the first row is the prompts' "
-        "mean length. Weighted: equation 4 (each count weighted by its number of needles) over the counts "
-        "whose prompts average at most 2K tokens (≤2K) and over all counts; ENL-50: the largest count "
-        "with an accuracy of at least 50%.",
+        ("Exact-match accuracy (%) per needle count, as in the paper's Table 3; the first row is the prompts' "
+         "mean length. Weighted: equation 4 (each count weighted by its number of needles) over the counts "
+         "whose prompts average at most 2K tokens (≤2K) and over all counts; ENL-50: the largest count "
+         "with an accuracy of at least 50%."),
         "",
     ]
     langs = sorted({lang for run in with_atc for lang in summary(run)["atc"]},
@@ -191,8 +274,37 @@ def atc_tables(runs: Sequence[Run]) -> list[str]:
             rows.append([run.label, *accuracy, points(block.get("weighted_short")), points(block.get("weighted_all")),
                          MISSING if enl is None else enl])
         lines += [f"#### ATC, {LANG_NAMES.get(lang, lang)} ({lang})", ""]
-        lines += markdown_table(["needles", *map(str, counts), "weighted ≤2K", "weighted all", "ENL-50"], rows)
+        lines += markdown_table(["needles", *map(str, counts), "weighted ≤2K", "weighted all", "ENL-50"],
+                                rows + paper_atc_rows(counts))
+    if paper_counts(with_atc):
+        lines += [("Italic *(paper, Table 3)* rows: the paper's published ATC values for its own models, at the needle "
+                   "counts of the table (its prompts' mean lengths in the italic length row); its weighted averages "
+                   "and ENL-50 only when the table has all nine counts 2 ... 512. The paper does not say which "
+                   "language Table 3 is in, so its rows stand under each language."), ""]
     return lines
+
+
+def paper_counts(runs: Sequence[Run]) -> list[int]:
+    """The needle counts of the runs' ATC tables that Table 3 has, ascending."""
+    return sorted({int(n) for run in runs for block in (summary(run).get("atc") or {}).values()
+                   for n in block.get("by_needles", {}) if int(n) in TABLE3_NEEDLES})
+
+
+def paper_atc_rows(counts: Sequence[int]) -> list[list[object]]:
+    """Table 3's length row and model rows over ``counts``, in italics; none when no count is Table 3's."""
+    if not any(n in TABLE3_NEEDLES for n in counts):
+        return []
+    whole = tuple(counts) == TABLE3_NEEDLES
+    rows: list[list[object]] = [[_italic(cell) for cell in ["length (paper, Table 3)",
+                                                             *(TABLE3_LENGTHS.get(n, MISSING) for n in counts)]]
+                                + ["", "", ""]]
+    for model, row in TABLE3.items():
+        accuracy = row.by_needles()
+        cells = [f"{model} (paper, Table 3)", *(f"{accuracy[n]:.1f}" if n in accuracy else MISSING for n in counts),
+                 *((f"{row.weighted_short:.2f}", f"{row.weighted_all:.2f}", str(row.enl_50)) if whole
+                   else (MISSING,) * 3)]
+        rows.append([_italic(cell) for cell in cells])
+    return rows
 
 
 # ATC curve -------------------------------------------------------------------------------------------
@@ -208,7 +320,9 @@ def plot_atc_curve(runs: Sequence[Run]) -> Figure:
     """ATC accuracy (%) against needle count (log2 axis), one line per run and language.
 
     A run keeps one colour; languages differ in line style and marker (:data:`LANG_STYLES`). Each
-    line's ENL-50 point is a star; the 50% threshold is the one dashed line.
+    line's ENL-50 point is a star; the 50% threshold is dashed. Behind them, the paper's Table 3 rows
+    at the runs' needle counts are thin dashed grey lines (``gid`` :data:`PAPER_GID`), with one
+    legend entry for all of them.
 
     Args:
         runs: The loaded runs; those without ATC scores are left out.
@@ -221,7 +335,13 @@ def plot_atc_curve(runs: Sequence[Run]) -> Figure:
 
     fig = Figure(figsize=(7.2, 4.6), layout="constrained")
     ax = fig.subplots()
-    counts: set[int] = set()
+    counts: set[int] = {int(n) for run in runs for block in (summary(run).get("atc") or {}).values()
+                        for n, cell in block.get("by_needles", {}).items() if cell.get("score") is not None}
+    shared = sorted(counts & set(TABLE3_NEEDLES))
+    for model, row in TABLE3.items() if shared else ():
+        accuracy = row.by_needles()
+        ax.plot(shared, [accuracy[n] for n in shared], linestyle="--", color=PAPER_COLOUR, linewidth=0.8,
+                marker=".", markersize=3, zorder=1, gid=PAPER_GID, label=f"_{model} (paper)")
     for index, run in enumerate(runs):
         for lang, block in sorted((summary(run).get("atc") or {}).items()):
             series = atc_series(run, lang)
@@ -230,7 +350,6 @@ def plot_atc_curve(runs: Sequence[Run]) -> Figure:
             colour = f"C{index % 10}"
             style, marker = LANG_STYLES.get(lang, ("-.", "^"))
             xs, ys = zip(*series)
-            counts.update(xs)
             ax.plot(xs, ys, linestyle=style, marker=marker, color=colour, label=f"{run.label} · {lang}")
             enl = int(block.get("enl_50") or 0)
             if enl in xs:
@@ -251,6 +370,8 @@ def plot_atc_curve(runs: Sequence[Run]) -> Figure:
     handles += [Line2D([], [], linestyle="none", marker="*", markersize=12, color="#999999", markeredgecolor="black",
                        label="ENL-50"),
                 Line2D([], [], color="#555555", linestyle="--", label=f"{THRESHOLD_PERCENT}% threshold")]
+    if shared:
+        handles.append(Line2D([], [], color=PAPER_COLOUR, linestyle="--", linewidth=0.8, label="paper, Table 3"))
     fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=8, frameon=False)
     ax.set_title("Ancestral Trace Challenge: accuracy against needle count")
     return fig
