@@ -150,6 +150,9 @@ def main() -> None:
                    "A run whose samples all failed exits 3 whatever its size.")
 @click.option("--output-dir", type=click.Path(path_type=Path), default=None,
               help="Run directory (default eval-runs/<release>/<model>, with -<split> for splits other than test); re-running resumes it.")
+@click.option("--generations", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
+              help="Ask every row K times (seeds seed..seed+K-1; set a temperature above 0 with --gen-kwargs): results "
+                   "add the mean, maximum and majority over 1..K responses (RULERv2 D.3).")
 @click.option("--progress/--no-progress", default=True)
 @domain_errors
 def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
@@ -158,7 +161,7 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
                 gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, scoring: str, backend: str, model: str, base_url: str | None,
                 api_key_env: str, concurrency: int, timeout_s: float, max_retries: int, wait_for_server_s: float,
                 max_model_len: int | None, window_tokenizer: str | None, max_error_rate: float, output_dir: Path | None,
-                progress: bool) -> None:
+                generations: int, progress: bool) -> None:
     """Run a model over release splits; re-running the same command resumes."""
     from eval.runner import RunSpec, run
     from eval.selection import RowSelection
@@ -170,7 +173,7 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
         seed=seed, output_dir=output_dir, max_error_rate=max_error_rate, timeout_s=timeout_s,
         max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k, live_retriever),  # type: ignore[arg-type]
         api_key_env=api_key_env, max_model_len=max_model_len, wait_for_server_s=wait_for_server_s,
-        window_tokenizer=window_tokenizer,
+        window_tokenizer=window_tokenizer, generations=generations,
     )
     try:
         outcome = run(spec, progress=progress)
@@ -283,5 +286,10 @@ def _echo_summary(run_dir: Path, results: dict[str, Any]) -> None:
                + ("" if results["reportable"] else f"; not reportable: {'; '.join(results['not_reportable_because'])}"))
     for config, stats in results["scores"]["by"].get("config", {}).items():
         click.echo(f"  {config}: {_percent(stats.get('score'))} (n={stats['n']})")
+    width = results.get("width")
+    if width:
+        for name in ("average", "maximum", "majority"):
+            click.echo(f"  {name} over 1..{width['k'][-1]} responses: "
+                       + ", ".join(_percent(v) for v in width[name]))
     for warning in results.get("warnings", []):
         click.echo(f"  warning: {warning}")

@@ -75,8 +75,10 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
     records = directory.latest_samples()
     done = {key for key, record in directory.latest_judgements().items() if is_done(record)}
     answered = {key for key, record in records.items() if record.get("error") is None}
-    wanted = {(e["config"], e["row_id"]): e for e in saved["expected"]
-              if benchmark.judges(e["task"]) and e["key"] in answered and e["key"] not in done}
+    wanted: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for e in saved["expected"]:  # a row asked several times (--generations) has one entry per response
+        if benchmark.judges(e["task"]) and e["key"] in answered and e["key"] not in done:
+            wanted.setdefault((e["config"], e["row_id"]), []).append(e)
     if wanted:
         options = TaskOptions.from_record(info["task_options"])
         settings = dict(generation or DEFAULT_GENERATION)
@@ -87,13 +89,11 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
         def requests() -> Iterator[tuple[Request, Stub]]:
             for config in info["configs"]:
                 for row in source.rows(release, config, info["split"], info.get("limit"), selection.where(), options):
-                    entry = wanted.get((config, row["id"]))
-                    if entry is None:
-                        continue
-                    task = tasks.get(entry["task"]) or tasks.setdefault(entry["task"], get_task(entry["task"], options))
-                    answer = task.extract(records[entry["key"]]["text"] or "")
-                    yield (Request(entry["key"], rubric.messages(row, answer), settings),
-                           {"config": config, "row_id": row["id"]})
+                    for entry in wanted.get((config, row["id"]), []):
+                        task = tasks.get(entry["task"]) or tasks.setdefault(entry["task"], get_task(entry["task"], options))
+                        answer = task.extract(records[entry["key"]]["text"] or "")
+                        yield (Request(entry["key"], rubric.messages(row, answer), settings),
+                               {"config": config, "row_id": row["id"]})
 
         def record(stub: Stub, outcome: Outcome) -> dict[str, Any]:
             error = None if outcome.error is None else {**asdict(outcome.error), "final": outcome.error.final}

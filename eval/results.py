@@ -9,10 +9,18 @@ error scores 0 in ``score`` (a model must not gain by failing) and is left out o
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from eval.benchmarks import BENCHMARK_OF_TASK, BENCHMARKS, get_task
-from eval.scored import ScoredSample, round_score, sample_stats, score_records, value_order
+from eval.scored import (
+    ScoredSample,
+    mean_score,
+    round_score,
+    sample_stats,
+    score_records,
+    value_order,
+)
 from eval.task import TaskOptions
 
 SCHEMA_VERSION = 1
@@ -135,3 +143,45 @@ def usage_and_timing(records: Iterable[Mapping[str, Any]]) -> tuple[dict[str, in
         "p95_latency_s": quantile(0.95),
     }
     return dict(usage), timing
+
+
+def width_scores(expected: Sequence[Mapping[str, Any]], scored: Sequence[ScoredSample],
+                 predictions: Sequence[str | None]) -> dict[str, Any] | None:
+    """Scaling width (RULERv2 Appendix D.3, Figure 7 bottom): mean, max and majority over 1..k responses per row.
+
+    For each k, over the rows whose first k responses are all done: ``average`` is the mean of their
+    scores, ``maximum`` the best of them, ``majority`` the score of the most frequent extracted
+    answer among them (ties: the one given first; a failed response has no answer and scores 0);
+    each averaged over those rows. None when rows were asked once.
+
+    Args:
+        expected: The run's expected samples; several responses of a row carry ``generation`` 0..k-1.
+        scored: The samples scored, aligned with ``expected``.
+        predictions: The extracted answer of each sample (None for an error or a missing sample).
+    """
+    rows: dict[tuple[str, str], dict[int, tuple[float, str | None]]] = defaultdict(dict)
+    for entry, sample, prediction in zip(expected, scored, predictions):
+        if entry.get("generation") is not None and sample.score is not None:
+            rows[(entry["config"], entry["row_id"])][int(entry["generation"])] = (float(sample.score), prediction)
+    if not rows:
+        return None
+    widest = max(1 + max(done) for done in rows.values())
+    curves: dict[str, list[float | None]] = {"average": [], "maximum": [], "majority": []}
+    counted: list[int] = []
+    for k in range(1, widest + 1):
+        firsts = [[done[i] for i in range(k)] for done in rows.values() if all(i in done for i in range(k))]
+        counted.append(len(firsts))
+        curves["average"].append(mean_score(sum(score for score, _ in f) / k for f in firsts))
+        curves["maximum"].append(mean_score(max(score for score, _ in f) for f in firsts))
+        curves["majority"].append(mean_score(_majority(f) for f in firsts))
+    return {"k": list(range(1, widest + 1)), **curves, "rows": counted}
+
+
+def _majority(responses: Sequence[tuple[float, str | None]]) -> float:
+    """The score of the most frequent answer among ``responses`` (the earliest of tied ones; none: 0)."""
+    answers = Counter(answer for _, answer in responses if answer is not None)
+    if not answers:
+        return 0.0
+    top = max(answers.values())
+    winner = next(answer for _, answer in responses if answer is not None and answers[answer] == top)
+    return next(score for score, answer in responses if answer == winner)

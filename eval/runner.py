@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ from eval.results import (
     score_samples,
     stopped_at_max_tokens,
     usage_and_timing,
+    width_scores,
 )
 from eval.selection import RowSelection
 from eval.store import RunDirectory, SampleWriter, is_done
@@ -80,6 +81,7 @@ class RunSpec:
     max_model_len: int | None = None
     wait_for_server_s: float = 0.0
     window_tokenizer: str | None = None
+    generations: int = 1
 
     def __post_init__(self) -> None:
         if not self.configs:
@@ -91,6 +93,8 @@ class RunSpec:
             raise SpecError(f"--gen-kwargs may not set {', '.join(reserved)}: the harness sets or depends on them")
         if len(set(self.configs)) != len(self.configs):
             raise SpecError(f"--config names a config twice: {', '.join(self.configs)}")
+        if self.generations < 1:
+            raise SpecError(f"--generations must be at least 1, not {self.generations}")
         if self.limit is not None and self.limit < 1:
             raise SpecError(f"--limit must be at least 1, not {self.limit}")
         if not 0.0 <= self.max_error_rate <= 1.0:
@@ -169,29 +173,50 @@ def tasked_rows(spec: RunSpec, release: Release, configs: Iterable[str] | None =
             yield config, row, task_name, get_task(task_name, spec.task_options)
 
 
+def row_generations(spec: RunSpec, row: Mapping[str, Any], defaults: Mapping[str, Any]
+                    ) -> Iterator[tuple[int | None, int, dict[str, Any]]]:
+    """(generation index, seed, settings) of each response a row is asked for.
+
+    One response: index None and the run's seed, as always. ``spec.generations`` = k > 1 (RULERv2
+    D.3's width scaling): k responses, the i-th with seed ``seed + i`` (unless ``--gen-kwargs`` fixes
+    a seed), each its own sample.
+    """
+    settings = spec.generation_for(row, defaults)
+    if spec.generations == 1:
+        yield None, spec.seed, settings
+        return
+    for index in range(spec.generations):
+        seed = spec.seed + index
+        yield index, seed, settings if "seed" in spec.generation else {**settings, "seed": seed}
+
+
 def plan_samples(spec: RunSpec, release: Release) -> list[dict[str, Any]]:
-    """Every sample the run covers: key, config, row id, task name and metadata, in release order."""
+    """Every sample the run covers: key, config, row id, task name and metadata (and the generation index
+    when rows are asked several times), in release order."""
     expected = []
     defaults = release_generation(release)
     for config, row, task_name, task in tasked_rows(spec, release):
-        request = Request("", task.render(row), spec.generation_for(row, defaults))
-        expected.append({"key": sample_key(release, config, row["id"], request, spec.model, spec.seed),
-                         "config": config, "row_id": row["id"], "task": task_name, "metadata": task.metadata(row)})
+        messages = task.render(row)
+        for index, seed, settings in row_generations(spec, row, defaults):
+            entry = {"key": sample_key(release, config, row["id"], Request("", messages, settings), spec.model, seed),
+                     "config": config, "row_id": row["id"], "task": task_name, "metadata": task.metadata(row)}
+            expected.append(entry if index is None else {**entry, "generation": index})
     return expected
 
 
-def _requests(spec: RunSpec, release: Release, pending: Mapping[tuple[str, str], str]
+def _requests(spec: RunSpec, release: Release, pending: Mapping[tuple[str, str, int | None], str]
               ) -> Iterator[tuple[Request, dict[str, Any]]]:
-    """(request, record stub) for each pending (config, row id), re-rendered from the release."""
-    configs = [c for c in spec.configs if any(c == pending_config for pending_config, _ in pending)]
+    """(request, record stub) for each pending (config, row id, generation), re-rendered from the release."""
+    configs = [c for c in spec.configs if any(c == pending_config for pending_config, _, _ in pending)]
     defaults = release_generation(release)
     for config, row, task_name, task in tasked_rows(spec, release, configs):
-        key = pending.get((config, row["id"]))
-        if key is None:
-            continue
-        stub = {"key": key, "config": config, "row_id": row["id"], "task": task_name,
-                "references": task.references(row), "metadata": task.metadata(row)}
-        yield Request(key, task.render(row), spec.generation_for(row, defaults)), stub
+        for index, _, settings in row_generations(spec, row, defaults):
+            key = pending.get((config, row["id"], index))
+            if key is None:
+                continue
+            stub = {"key": key, "config": config, "row_id": row["id"], "task": task_name,
+                    "references": task.references(row), "metadata": task.metadata(row)}
+            yield Request(key, task.render(row), settings), stub if index is None else {**stub, "generation": index}
 
 
 def _record(stub: Mapping[str, Any], outcome: Outcome) -> dict[str, Any]:
@@ -225,7 +250,7 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     expected = plan_samples(spec, release)
     records = directory.latest_samples()
     done = {key for key, record in records.items() if is_done(record)}
-    pending = {(e["config"], e["row_id"]): e["key"] for e in expected if e["key"] not in done}
+    pending = {(e["config"], e["row_id"], e.get("generation")): e["key"] for e in expected if e["key"] not in done}
     backend = backend or make_backend(spec)
     if pending:
         asyncio.run(backend.preflight(spec.wait_for_server_s))  # before anything is written or sent
@@ -285,6 +310,21 @@ async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Reque
         bar.close()
 
 
+def extracted_answers(expected: Sequence[Mapping[str, Any]], records: Mapping[str, Mapping[str, Any]],
+                      options: TaskOptions) -> list[str | None]:
+    """The extracted answer of each expected sample (None without a record or with an error), for majority voting."""
+    tasks: dict[str, Task] = {}
+    answers: list[str | None] = []
+    for entry in expected:
+        record = records.get(entry["key"])
+        if record is None or record.get("error") is not None:
+            answers.append(None)
+            continue
+        task = tasks.get(entry["task"]) or tasks.setdefault(entry["task"], get_task(entry["task"], options))
+        answers.append(task.extract(record["text"] or ""))
+    return answers
+
+
 def backend_facts(backend: Backend, directory: RunDirectory, asked: bool) -> dict[str, Any]:
     """``backend.describe()``; when this invocation never asked the backend (nothing was pending, so no
     preflight), the facts it leaves unknown (None: a discovered window and how it is counted, engine
@@ -303,6 +343,7 @@ def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info:
         "dataset": spec.dataset, "revision": release.revision, "configs": list(spec.configs), "split": spec.split,
         "model": spec.model, "backend": spec.backend, "generation": dict(spec.generation), "seed": spec.seed,
         "limit": spec.limit, "select": spec.select.record(), "task_options": asdict(spec.task_options),
+        **({"generations": spec.generations} if spec.generations > 1 else {}),
     }
     provenance = {
         "needlework_version": __version__, "dataset_identity": release.identity, "benchmark": release.benchmark,
@@ -329,6 +370,8 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
     run_info, expected = saved_run["run"], saved_run["expected"]
     options = TaskOptions.from_record(run_info["task_options"])
     scored = score_samples(expected, records, options)
+    width = width_scores(expected, scored, extracted_answers(expected, records, options)) \
+        if any(e.get("generation") is not None for e in expected) else None
     metrics = sorted({get_task(t, options).metric for t in {e["task"] for e in expected}})
     counts = count_outcomes(scored)
     expected_keys = {e["key"] for e in expected}
@@ -373,6 +416,7 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
         "usage": usage,
         "timing": timing,
         "scores": aggregate_scores(scored, "; ".join(metrics)),
+        **({"width": width} if width else {}),
     }
     directory.write_results(results)
     return results
