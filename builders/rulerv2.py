@@ -14,13 +14,18 @@ from builders.base import Builder, wrote_line
 from builders.card import CardFacts
 from builders.options import option
 from builders.release import ReleaseWriter, base_manifest
-from builders.sources.rulerv2 import WORLD, attribution, resolve_docqa, resolve_mcq
+from builders.sources.rulerv2 import (
+    HUB, PAPER_DOCQA, PAPER_MCQ, WORLD, attribution, resolve_docqa, resolve_mcq, with_docqa_filler, with_mcq_distractors,
+)
 from needlework.errors import BudgetError, SpecError
 from generators.rulerv2.items import generate as generate_items
 from generators.rulerv2.items import prepare_materials
 from generators.rulerv2.niah_basic import KeyWords
 from generators.rulerv2.niah_basic import generate as generate_basic
-from generators.rulerv2.spec import BENCHMARK, DEFAULT_LENGTHS, TASKS, ItemTaskSpec, KeyKind, NiahBasicSpec, RulerOptions
+from generators.rulerv2.spec import (
+    BENCHMARK, DEFAULT_LENGTHS, PAPER_LENGTHS, PAPER_REPEATS, PAPER_RESERVE, PAPER_SAMPLES, PAPER_SHOTS, PRESETS, TASKS,
+    ItemTaskSpec, KeyKind, NiahBasicSpec, RulerOptions,
+)
 from needlework.tokens import TokenCounter
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
@@ -60,6 +65,16 @@ FEATURES = datasets.Features(
 
 TEST, GOLDEN = "test", "golden"
 
+EVAL_GENERATION = {
+    "max_tokens": 16384,
+    "temperature": 0.0,
+    "source": "RULERv2 Section 2 (Models): greedy decoding for instruct models, recommended sampling parameters "
+              "for reasoning models, 16k-token output limit for chain-of-thought",
+}
+"""The paper's decoding settings, recorded by the paper preset as the manifest's ``eval_generation``
+(the evaluation's default ``max_tokens`` instead of a row's ``generation_reserve``). NeMo-Skills'
+ruler2 ``__init__`` files set no generation length, so the paper's text is the only source."""
+
 FACTS = CardFacts(
     benchmark=BENCHMARK,
     pretty_name="RULERv2 (needlework build)",
@@ -85,6 +100,18 @@ class RulerV2Build:
         mcq: Multiple-choice source for the NIAH easy-to-hard tasks: ``world`` (embedded default),
             an MMLU folder, an MCQ table file, or ``hub:cais/mmlu``.
         docqa: Multi-doc QA source: ``world``, a HotpotQA JSON/JSONL file, or ``hub:hotpotqa/hotpot_qa``.
+        preset: ``""`` (needlework's setup, unchanged) or ``paper``: the official data setup of
+            NVIDIA-NeMo/Skills ``nemo_skills/dataset/ruler2`` (``prepare_data.py`` and the scripts it
+            runs): official templates, every multi-value key and index used 4 times (distractors
+            included), MMLU test gold among ``auxiliary_train`` distractors, HotpotQA validation
+            questions among train paragraphs, and prompts filling the whole length (no answer
+            reserve unless ``generation_reserve`` is given). A ``world`` source is replaced by the
+            paper's Hub dataset (:data:`PAPER_MCQ`, :data:`PAPER_DOCQA`); see :meth:`paper_values`.
+        mcq_distractors: ``paper`` preset only: the MMLU ``auxiliary_train`` questions that fill the
+            NIAH contexts: ``hub:REPO``, an ``auxiliary_train`` folder of CSVs, or an MCQ table
+            (default: the ``mcq`` Hub dataset, or ``<mcq folder>/auxiliary_train``).
+        docqa_distractors: ``paper`` preset only: the HotpotQA train paragraphs that fill multi-doc
+            QA contexts: a train JSON/JSONL file or ``hub:REPO`` (default: the ``docqa`` Hub dataset).
     """
 
     tasks: tuple[str, ...] = option(TASKS, "Comma-separated tasks, e.g. mk_niah_medium,mdqa_hard (default: all 12).",
@@ -107,8 +134,19 @@ class RulerV2Build:
     n_values: int | None = option(None, "Needles sharing the queried key in multi-value NIAH (default 4).")
     shots: int | None = option(None, "Demonstrations in medium/hard NIAH, 0-16 (default: 5 multi-key, 0 multi-value).")
     golden: bool = option(False, "Also write each task's golden-context baseline (split 'golden').")
+    preset: str = option("", "'' (needlework's setup) or paper (the official NeMo-Skills ruler2 data setup: templates, "
+                             "4x repeated multi-value keys, MMLU auxiliary_train and HotpotQA train distractors, full-length prompts).",
+                         default_text="''")
+    mcq_distractors: str = option("", "paper preset: MMLU auxiliary_train questions filling the NIAH contexts (hub:REPO, "
+                                      "an auxiliary_train CSV folder or an MCQ table; default from --mcq).", default_text="")
+    docqa_distractors: str = option("", "paper preset: HotpotQA train paragraphs filling multi-doc QA contexts (a train "
+                                        "JSON/JSONL file or hub:REPO; default from --docqa).", default_text="")
 
     def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise SpecError(f"preset must be one of {', '.join(repr(p) for p in PRESETS)}; got {self.preset!r}")
+        if self.preset != "paper" and (self.mcq_distractors or self.docqa_distractors):
+            raise SpecError("mcq_distractors and docqa_distractors apply to the paper preset only (--preset paper)")
         unknown = [t for t in self.tasks if t not in TASKS]
         if unknown or not self.tasks:
             raise SpecError(f"unknown RULERv2 task(s) {', '.join(unknown) or '(none given)'}; valid: {', '.join(TASKS)}")
@@ -128,6 +166,66 @@ class RulerV2Build:
         if task in ("mk_niah_basic", "mv_niah_basic"):
             return NiahBasicSpec(task.removesuffix("_basic"), options)  # type: ignore[arg-type]
         return ItemTaskSpec(task, options)
+
+    @property
+    def mcq_source(self) -> str:
+        """The multiple-choice source read: ``mcq``, or under the paper preset the paper's MMLU for ``world``."""
+        return PAPER_MCQ if self.preset == "paper" and self.mcq == WORLD else self.mcq
+
+    @property
+    def docqa_source(self) -> str:
+        """The multi-doc QA source read: ``docqa``, or under the paper preset the paper's HotpotQA for ``world``."""
+        return PAPER_DOCQA if self.preset == "paper" and self.docqa == WORLD else self.docqa
+
+    def mcq_distractor_source(self) -> str:
+        """The paper preset's distractor questions: ``mcq_distractors``, else the Hub dataset's
+        ``auxiliary_train`` or ``<mcq folder>/auxiliary_train``."""
+        if self.mcq_distractors:
+            return self.mcq_distractors
+        source = self.mcq_source
+        if source.startswith(HUB):
+            return source
+        if (Path(source) / "auxiliary_train").is_dir():
+            return str(Path(source) / "auxiliary_train")
+        raise SpecError(f"the paper preset hides MMLU test questions among MMLU auxiliary_train questions "
+                        f"(prepare_mmlu.py); {source} has no auxiliary_train/ folder: pass --mcq-distractors")
+
+    def docqa_filler_source(self) -> str:
+        """The paper preset's filler paragraphs: ``docqa_distractors``, else the Hub dataset's ``train`` split."""
+        if self.docqa_distractors:
+            return self.docqa_distractors
+        if self.docqa_source.startswith(HUB):
+            return self.docqa_source
+        raise SpecError(f"the paper preset fills multi-doc QA contexts with HotpotQA train paragraphs (prepare_qa.py); "
+                        f"pass --docqa-distractors (a HotpotQA train file) for {self.docqa_source}")
+
+    def paper_values(self) -> dict:
+        """Every value the paper preset sets, as the manifest records it (``preset`` key), with its source."""
+        o = self.options
+        tasks = {t: self.task_spec(t) for t in self.tasks}
+        values: dict = {
+            "name": "paper",
+            "source_of_truth": "NVIDIA-NeMo/Skills nemo_skills/dataset/ruler2/prepare_data.py (per-task arguments), "
+                               "prepare_niah.py, prepare_mmlu.py (--prompt_type instruct), prepare_qa.py",
+            "lengths": list(o.lengths), "paper_lengths": list(PAPER_LENGTHS),
+            "samples": o.samples, "paper_samples": PAPER_SAMPLES,
+            "generation_reserve": o.generation_reserve if o.generation_reserve is not None else PAPER_RESERVE,
+            "budget_rule": "largest haystack whose prompt is at most the length in tokens (no answer reserve)",
+            "key_kind": o.key_kind, "key_length": o.key_length, "value_digits": o.value_digits,
+            "index_digits": o.index_digits,
+            "values_per_key": {t: s.values_per_key for t, s in tasks.items() if t.startswith("mv_niah")},
+            "distractor_repeats": {t: PAPER_REPEATS for t in tasks if t.startswith("mv_niah")},
+            "shots": {t: s.shots for t, s in tasks.items() if isinstance(s, ItemTaskSpec) and s.domain != "mdqa"},
+            "paper_shots": {"mk_niah": PAPER_SHOTS, "mv_niah": 0},
+            "templates": "official (generators.rulerv2.templates.PAPER_ITEM_TASKS)",
+            "question_whitespace": "collapsed to single spaces (prepare_mmlu.py)",
+            "mdqa_questions": "first samples of the source in file order (prepare_qa.py)",
+        }
+        if self.needs("mcq"):
+            values.update(mcq=self.mcq_source, mcq_distractors=self.mcq_distractor_source())
+        if self.needs("docqa"):
+            values.update(docqa=self.docqa_source, docqa_distractors=self.docqa_filler_source())
+        return values
 
     def needs(self, domain: str) -> bool:
         """Whether any chosen task reads the multiple-choice (``mcq``) or document (``docqa``) source."""
@@ -177,15 +275,24 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
         tokens: A tokenizer to use instead of loading ``spec.tokenizer`` (tests inject one).
         progress: Show a progress bar per task.
     """
+    paper = spec.preset == "paper"
+    preset_values = spec.paper_values() if paper else None  # fails early on a missing distractor source
     tokens = tokens or load_tokenizer(spec.tokenizer)
     words, inputs = load_key_words()
-    mcq = resolve_mcq(spec.mcq, spec.seed) if spec.needs("mcq") else None
-    docqa = resolve_docqa(spec.docqa, spec.seed) if spec.needs("docqa") else None
+    mcq = resolve_mcq(spec.mcq_source, spec.seed) if spec.needs("mcq") else None
+    docqa = resolve_docqa(spec.docqa_source, spec.seed) if spec.needs("docqa") else None
+    if paper and mcq is not None:
+        mcq = with_mcq_distractors(mcq, spec.mcq_distractor_source())
+    if paper and docqa is not None:
+        docqa = with_docqa_filler(docqa, spec.docqa_filler_source())
     for resolved in (mcq, docqa):
         if resolved is not None:
             inputs.update(resolved.fingerprints)
-    materials = prepare_materials(tokens, mcq and mcq.pool, docqa and docqa.pool)  # type: ignore[arg-type]
+    materials = prepare_materials(tokens, mcq and mcq.pool, docqa and docqa.pool, spec.preset)  # type: ignore[arg-type]
     manifest = base_manifest(BENCHMARK, spec, tokens, inputs)
+    if preset_values is not None:
+        manifest["preset"] = preset_values
+        manifest["eval_generation"] = dict(EVAL_GENERATION)
     dropped = docqa.dropped if docqa else ()
     if dropped:
         manifest["dropped_questions"] = list(dropped)

@@ -155,7 +155,8 @@ def hotpot_pool_from_records(
             continue
         distractors = tuple(positions[title] for title in own if title not in gold)
         questions.append(DocQuestion(record.qid, record.question, (record.answer,),
-                                     tuple(positions[title] for title in gold), distractors))
+                                     tuple(positions[title] for title in gold), distractors,
+                                     tuple(positions[title] for title in own)))
     if not questions:
         raise InputError(source_label, None, None, f"no usable questions ({len(dropped)} dropped)")
     return HotpotRead(DocQaPool(name, tuple(documents), tuple(questions)), tuple(dropped))

@@ -139,6 +139,44 @@ def read_mcq_table(path: Path) -> McqPool:
     return McqPool(path.stem, tuple(questions), tuple(shots))
 
 
+def read_mcq_distractors(path: Path) -> tuple[Mcq, ...]:
+    """Read the questions that fill RULERv2 contexts under the ``paper`` preset: MMLU ``auxiliary_train``.
+
+    ``prepare_mmlu.py`` (NVIDIA-NeMo/Skills ``nemo_skills/dataset/ruler2``) hides one MMLU test question
+    among questions of ``cais/mmlu``'s ``auxiliary_train`` split. Offline, that split is the original
+    release's ``data/auxiliary_train/`` folder of headerless six-column CSVs (``arc_easy.csv``,
+    ``race.csv`` ...).
+
+    Args:
+        path: A folder of CSV files (every ``*.csv`` in it, headerless or with an MMLU header; any
+            MMLU split folder such as ``dev/`` can stand in), or an MCQ table file (every record).
+
+    Returns:
+        The questions, with qids ``mmlu/{folder name}/{file stem}/{row:04d}`` for a folder.
+
+    Raises:
+        InputError: The path is missing, holds no questions, or a row is malformed.
+    """
+    if path.is_dir():
+        questions = tuple(mcq for file in sorted(path.glob("*.csv")) for mcq in _read_mmlu_csv(file, path.name, suffix=""))
+        if not questions:
+            raise InputError(str(path), None, None, "no questions: expected CSV files of MMLU questions (auxiliary_train layout)")
+        return questions
+    if path.is_file():
+        pool = read_mcq_table(path)
+        return pool.questions + pool.shots
+    raise InputError(str(path), None, None, "no such file or folder (MMLU auxiliary_train folder or an MCQ table)")
+
+
+def read_mcq_distractors_hub(repo: str = "cais/mmlu", config: str = "all", split: str = "auxiliary_train") -> tuple[Mcq, ...]:
+    """The ``auxiliary_train`` questions of ``cais/mmlu`` (or a local folder in its layout), with ``datasets``."""
+    import datasets  # lazy: loading the Hub dataset is the only thing here that needs it
+
+    source = f"{repo} ({config}, {split})"
+    rows = datasets.load_dataset(repo, config, split=split)
+    return _records_split("mmlu", split, rows, source)
+
+
 # --- MMLU folders ------------------------------------------------------------------------------
 
 
@@ -148,8 +186,8 @@ def _read_mmlu_split(root: Path, split: str) -> tuple[Mcq, ...]:
     return tuple(mcq for file in files for mcq in _read_mmlu_csv(file, split))
 
 
-def _read_mmlu_csv(file: Path, split: str) -> list[Mcq]:
-    subject = file.name.removesuffix(f"_{split}.csv")
+def _read_mmlu_csv(file: Path, split: str, suffix: str | None = None) -> list[Mcq]:
+    subject = file.name.removesuffix(f"_{split}.csv") if suffix is None else file.stem
     rows = csv_rows(file)
     if rows and tuple(cell.strip().lower() for cell in rows[0]) in MMLU_HEADERS:
         rows = rows[1:]

@@ -9,13 +9,15 @@ articles and questions), a HotpotQA distractor-setting JSON/JSONL file, or
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 from builders.hashing import file_sha256, folder_sha256
 from builders.sources.hotpotqa import read_hotpotqa_hub, read_hotpotqa_json
-from builders.sources.mmlu import read_mcq_table, read_mmlu_folder, read_mmlu_hub
+from builders.sources.mmlu import (
+    read_mcq_distractors, read_mcq_distractors_hub, read_mcq_table, read_mmlu_folder, read_mmlu_hub,
+)
 from needlework.errors import InputError
 from generators.rulerv2.pools import DocQaPool, McqPool
 from generators.rulerv2.world_pools import DEFAULT_WORLD, world_pools
@@ -77,6 +79,51 @@ def resolve_docqa(source: str, seed: int) -> Resolved:
         read = read_hotpotqa_json(path)
         return Resolved(read.pool, {str(path): file_sha256(path)}, tuple(read.dropped))
     raise InputError(source, None, None, "no such file; a multi-doc QA source is 'world', hub:REPO or a HotpotQA JSON/JSONL file")
+
+
+PAPER_MCQ = "hub:cais/mmlu"
+"""``prepare_mmlu.py``: ``load_dataset("cais/mmlu", "all")``; gold from ``test``, distractors from ``auxiliary_train``."""
+PAPER_DOCQA = "hub:hotpotqa/hotpot_qa"
+"""``prepare_qa.py``: ``load_dataset("hotpotqa/hotpot_qa", "distractor")``; questions from ``validation``,
+distractors filled from every ``train`` paragraph."""
+
+
+def with_mcq_distractors(resolved: Resolved, source: str) -> Resolved:
+    """``resolved``'s pool with the ``paper`` preset's separate distractor questions from ``source``:
+    ``hub:REPO`` (its ``auxiliary_train`` split), an ``auxiliary_train`` folder of CSVs or an MCQ table."""
+    if source.startswith(HUB):
+        repo = source[len(HUB) :]
+        questions = read_mcq_distractors_hub(repo)
+        prints = {f"hub:{repo} (auxiliary_train)": "(Hub dataset; revision as resolved by datasets)"}
+    else:
+        path = Path(source)
+        questions = read_mcq_distractors(path)
+        prints = {str(path): folder_sha256(path) if path.is_dir() else file_sha256(path)}
+    pool = replace(resolved.pool, distractors=questions)
+    return Resolved(pool, {**resolved.fingerprints, **prints}, resolved.dropped)
+
+
+def with_docqa_filler(resolved: Resolved, source: str) -> Resolved:
+    """``resolved``'s pool with the ``paper`` preset's filler documents: every paragraph of a HotpotQA
+    train file or ``hub:REPO``'s ``train`` split, unique by title, appended after the pool's own
+    documents (a title already in the pool is not added twice); only these fill contexts at random."""
+    if source.startswith(HUB):
+        repo = source[len(HUB) :]
+        train = read_hotpotqa_hub(repo, split="train").pool
+        prints = {f"hub:{repo} (train)": "(Hub dataset; revision as resolved by datasets)"}
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise InputError(source, None, None, "no such file; HotpotQA train paragraphs come from a JSON/JSONL file or hub:REPO")
+        train = read_hotpotqa_json(path).pool
+        prints = {str(path): file_sha256(path)}
+    pool = resolved.pool
+    own = {d.title: i for i, d in enumerate(pool.documents)}
+    extra = [d for d in train.documents if d.title not in own]
+    filler = [own[d.title] for d in train.documents if d.title in own]
+    filler += range(len(pool.documents), len(pool.documents) + len(extra))
+    pool = replace(pool, documents=pool.documents + tuple(extra), filler=tuple(sorted(filler)))
+    return Resolved(pool, {**resolved.fingerprints, **prints}, resolved.dropped)
 
 
 def attribution(names: set[str]) -> str:

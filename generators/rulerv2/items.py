@@ -18,7 +18,8 @@ counts, so a sample costs one verifying encode plus formatting the items that fi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
@@ -28,7 +29,9 @@ from needlework.errors import BudgetError, SpecError
 from generators.rulerv2.niah_basic import draw_unique
 from generators.rulerv2.pools import DocQaPool, McqPool
 from generators.rulerv2.spec import BENCHMARK, ItemTaskSpec
-from generators.rulerv2.templates import ACTUAL_TASK, EXAMPLES_HEADER, ITEM_TASKS, ItemTemplate, ordinal
+from generators.rulerv2.templates import (
+    ACTUAL_TASK, EXAMPLES_HEADER, PAPER_ACTUAL_TASK, PAPER_EXAMPLES_HEADER, ItemTemplate, item_templates, ordinal,
+)
 from generators.seeding import rng_for
 from needlework.tokens import TokenCounter
 
@@ -56,10 +59,20 @@ def item_text(text: str, tokens: TokenCounter) -> str:
     return tokens.normalize(text.replace("\r\n", "\n").replace("\r", "\n").strip())
 
 
-def price_items(texts: Sequence[str], tokens: TokenCounter) -> PricedItems:
-    """Normalize item contents (:func:`item_text`) and count each once, in one batch (the per-build cost)."""
+def price_items(texts: Sequence[str], tokens: TokenCounter, lead: str = " ") -> PricedItems:
+    """Normalize item contents (:func:`item_text`) and count each once, in one batch (the per-build cost).
+
+    ``lead`` is what separates the label's colon from the content (a space, or a line break for the
+    ``paper`` preset's documents); it is counted with the content.
+    """
     normalized = tuple(item_text(t, tokens) for t in texts)
-    return PricedItems(normalized, tokens.count_batch([f" {t}{ITEM_SEP}" for t in normalized]))
+    return PricedItems(normalized, tokens.count_batch([f"{lead}{t}{ITEM_SEP}" for t in normalized]))
+
+
+def paper_question_text(text: str) -> str:
+    """A question as ``prepare_mmlu.py`` hides it: every whitespace run (the line breaks before the
+    choices included) collapsed to one space (``re.sub`` of ``\\s+``)."""
+    return re.sub(r"\s+", " ", text)
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,10 @@ class Materials:
         docqa: Documents and questions for multi-doc QA.
         documents: ``docqa.documents`` rendered (:meth:`Document.render`) and priced.
         digits: Token counts of every 1- to 3-digit group, which price the item indices.
+        distractors: ``mcq.distractors`` rendered and priced (the questions that fill the context
+            when the pool has them).
+        preset: The preset the items were rendered for (``paper`` collapses question whitespace
+            and prices documents after a line break).
     """
 
     digits: DigitCounts
@@ -81,17 +98,29 @@ class Materials:
     shots: PricedItems | None = None
     docqa: DocQaPool | None = None
     documents: PricedItems | None = None
+    distractors: PricedItems | None = None
+    preset: str = ""
 
 
-def prepare_materials(tokens: TokenCounter, mcq: McqPool | None = None, docqa: DocQaPool | None = None) -> Materials:
-    """Price the items of the given pools once, for every task and length of a build."""
+def prepare_materials(
+    tokens: TokenCounter, mcq: McqPool | None = None, docqa: DocQaPool | None = None, preset: str = ""
+) -> Materials:
+    """Price the items of the given pools once, for every task and length of a build (for ``preset``)."""
+    paper = preset == "paper"
+
+    def questions(items: Sequence) -> PricedItems:
+        rendered = [q.render() for q in items]
+        return price_items([paper_question_text(t) for t in rendered] if paper else rendered, tokens)
+
     return Materials(
         digits=DigitCounts(PieceCounts(tokens)),
         mcq=mcq,
-        questions=price_items([q.render() for q in mcq.questions], tokens) if mcq else None,
-        shots=price_items([q.render() for q in mcq.shots], tokens) if mcq and mcq.shots else None,
+        questions=questions(mcq.questions) if mcq else None,
+        shots=questions(mcq.shots) if mcq and mcq.shots else None,
         docqa=docqa,
-        documents=price_items([d.render() for d in docqa.documents], tokens) if docqa else None,
+        documents=price_items([d.render() for d in docqa.documents], tokens, "\n" if paper else " ") if docqa else None,
+        distractors=questions(mcq.distractors) if mcq and mcq.distractors else None,
+        preset=preset,
     )
 
 
@@ -178,16 +207,35 @@ def generate(spec: ItemTaskSpec, *, seed: int, tokens: TokenCounter, materials: 
 
 
 class _Plan:
-    """Everything one task's samples share: template, pool, prices and the per-domain gold order."""
+    """Everything one task's samples share: template, pool, prices and the per-domain gold order.
+
+    ``priced`` holds the items that fill the context as distractors: the pool's own questions or
+    documents, or under the ``paper`` preset the multiple-choice pool's separate distractors (MMLU
+    ``auxiliary_train`` in ``prepare_mmlu.py``).
+    """
 
     def __init__(self, spec: ItemTaskSpec, seed: int, tokens: TokenCounter, materials: Materials) -> None:
         self.spec, self.seed, self.tokens = spec, seed, tokens
-        self.template = ITEM_TASKS[spec.name]
+        self.paper = spec.paper
+        if materials.preset != spec.options.preset:
+            raise SpecError(f"{spec.name}: materials were priced for preset {materials.preset!r}, the spec asks {spec.options.preset!r}")
+        self.template = item_templates(spec.options.preset)[spec.name]
+        # Under the paper preset, multiple-choice distractors (and demonstrations) come from the separate pool.
+        self.separate = spec.domain != "mdqa" and self.paper and materials.distractors is not None
         if spec.domain == "mdqa":
             if materials.docqa is None or materials.documents is None:
                 raise SpecError(f"{spec.name} needs a multi-doc QA source (documents and questions)")
             self.source, self.priced = materials.docqa.name, materials.documents
             n_gold_pool = len(materials.docqa.questions)
+        elif self.separate:
+            if materials.mcq is None or materials.questions is None:
+                raise SpecError(f"{spec.name} needs a multiple-choice question source")
+            self.source, self.priced = materials.mcq.name, materials.distractors
+            n_gold_pool = len(materials.mcq.questions)
+            needed = spec.shots * spec.values_per_key + spec.values_per_key - 1
+            if needed > len(materials.mcq.distractors):
+                raise SpecError(f"{spec.name} needs {needed} distractor questions for its demonstrations and "
+                                f"companions; {self.source} has {len(materials.mcq.distractors)}")
         else:
             if materials.mcq is None or materials.questions is None:
                 raise SpecError(f"{spec.name} needs a multiple-choice question source")
@@ -208,7 +256,11 @@ class _Plan:
         # At most as many indices as the longest prompt could hold items (a cheap upper bound).
         self.key_cap = max(spec.options.lengths) // max(1, self.labels.base + int(self.priced.tokens.min())) + 64
         self.n_golds = n_gold_pool
-        self.gold_order = rng_for(seed, BENCHMARK, spec.domain, "gold-order").permutation(n_gold_pool)
+        if self.paper and spec.domain == "mdqa":
+            # prepare_qa.py takes the first --num_samples questions of the validation split, in order.
+            self.gold_order = np.arange(n_gold_pool)
+        else:
+            self.gold_order = rng_for(seed, BENCHMARK, spec.domain, "gold-order").permutation(n_gold_pool)
 
     # --- Drawing -----------------------------------------------------------------------------
 
@@ -218,6 +270,8 @@ class _Plan:
             return self._draw_mdqa(rng, index)
         mcq, questions = self.materials.mcq, self.materials.questions
         k = spec.values_per_key
+        if self.separate:
+            return self._draw_paper_mcq(rng, index)
         n = len(mcq.questions)
         gold_ids = [int(self.gold_order[(index * k + j) % n]) for j in range(k)]
         shot_groups = self._shot_groups(rng, mcq.questions[gold_ids[0]].subject)
@@ -242,18 +296,57 @@ class _Plan:
         qid = mcq.questions[gold_ids[0]].qid if spec.domain == "mk_niah" else None
         return _Draw(fixed, k, candidates, keys[used:], keys[0], answers_of, order, qid)
 
+    def _draw_paper_mcq(self, rng: np.random.Generator, index: int) -> _Draw:
+        """The ``paper`` preset's draw (``prepare_mmlu.py``): one gold question from the test split;
+        in multi-value NIAH its ``values_per_key - 1`` companions under the same index are distractor
+        questions (the official index list repeats every index, the gold's included); demonstrations
+        are distractor questions in the context; the other distractors fill the context."""
+        spec, mcq = self.spec, self.materials.mcq
+        questions, pool = self.materials.questions, self.materials.distractors
+        k = spec.values_per_key
+        gold = int(self.gold_order[index % len(mcq.questions)])
+        drawn = rng.permutation(len(mcq.distractors))
+        companions = drawn[: k - 1].tolist()
+        shot_ids = drawn[k - 1 : k - 1 + spec.shots * k].tolist()
+        shot_groups = [shot_ids[g * k : (g + 1) * k] for g in range(spec.shots)]
+        used = 1 + len(shot_groups)
+        keys = self.labels.draw_keys(rng, min(used + len(drawn), self.key_cap))
+        fixed = [_Item(keys[0], questions.texts[gold], int(questions.tokens[gold]), mcq.questions[gold].qid)]
+        fixed += [_Item(keys[0], pool.texts[c], int(pool.tokens[c]), mcq.distractors[c].qid) for c in companions]
+        for key, group in zip(keys[1:used], shot_groups):
+            fixed += [_Item(key, pool.texts[s], int(pool.tokens[s]), mcq.distractors[s].qid, mcq.distractors[s].answer)
+                      for s in group]
+        candidates = drawn[k - 1 + spec.shots * k :]
+        letter = mcq.questions[gold].answer
+        level, domain = spec.level, spec.domain
+
+        def answers_of(golds: list[_Item]) -> list[str]:
+            if domain == "mk_niah":
+                return [golds[0].text] if level == "easy" else [letter]
+            if level == "easy":
+                return [g.text for g in golds]
+            return [fixed[0].text]
+
+        # The order (medium/hard) is the gold's rank among its index's questions in text order; set in _compose.
+        order = 1 if domain == "mv_niah" and level in ("medium", "hard") else None
+        return _Draw(fixed, k, candidates, keys[used:], keys[0], answers_of, order, mcq.questions[gold].qid)
+
     def _draw_mdqa(self, rng: np.random.Generator, index: int) -> _Draw:
         docqa, docs = self.materials.docqa, self.materials.documents
         question = docqa.questions[int(self.gold_order[index % len(docqa.questions)])]
         n = len(docqa.documents)
         own = rng.permutation(np.asarray(question.distractors, dtype=np.int64))
-        rest = rng.permutation(n)
+        if docqa.filler:
+            rest = np.asarray(docqa.filler, dtype=np.int64)[rng.permutation(len(docqa.filler))]
+        else:
+            rest = rng.permutation(n)
         rest = rest[~np.isin(rest, [*question.gold, *question.distractors])]
         candidates = np.concatenate([own, rest]).astype(np.int64)
         keys = self.labels.draw_keys(rng, min(len(question.gold) + n, self.key_cap))
         gold = list(question.gold)
         if self.spec.level == "basic":
-            gold = [gold[int(rng.integers(len(gold)))]]
+            # prepare_qa.py --query_type doc asks for the first gold document (context order).
+            gold = [question.first_gold()] if self.paper else [gold[int(rng.integers(len(gold)))]]
             candidates = np.concatenate([np.asarray([g for g in question.gold if g not in gold], dtype=np.int64), candidates])
         fixed = [_Item(keys[j], docs.texts[g], int(docs.tokens[g]), docqa.documents[g].title) for j, g in enumerate(gold)]
         level = self.spec.level
@@ -268,7 +361,8 @@ class _Plan:
         return _Draw(fixed, len(fixed), candidates, keys[len(gold) :], query, answers_of, None, question.qid)
 
     def _shot_groups(self, rng: np.random.Generator, subject: str) -> list[list[int]]:
-        """Demonstration questions: ``shots`` groups of ``values_per_key``, same subject first."""
+        """Demonstration questions: ``shots`` groups of ``values_per_key``, same subject first (the
+        ``paper`` preset draws them from the distractors instead, see :meth:`_draw_paper_mcq`)."""
         shots = self.spec.shots
         if shots == 0:
             return []
@@ -289,10 +383,14 @@ class _Plan:
         """
         draw = self._draw(rng, index)
         positions = rng.random(len(draw.fixed) + len(draw.candidates))
+        if self.separate and draw.order is not None:
+            # The gold (fixed[0]) is the order-th of its index's questions in text order (prepare_mmlu.py counts them).
+            draw = replace(draw, order=1 + int(np.sum(positions[1 : draw.n_gold] < positions[0])))
         examples = self._examples(draw, np.argsort(positions[: len(draw.fixed)], kind="stable"), rng)
         template = self.template
         query = template.query.format(index=draw.query, text=draw.query, question=draw.query, order=ordinal(draw.order or 1))
-        suffix = (f"{EXAMPLES_HEADER}\n\n" + "\n\n".join(examples) + f"\n\n{ACTUAL_TASK}" if examples else "") + query
+        header, actual = (PAPER_EXAMPLES_HEADER, PAPER_ACTUAL_TASK) if self.paper else (EXAMPLES_HEADER, ACTUAL_TASK)
+        suffix = (f"{header}\n\n" + "\n\n".join(examples) + f"\n\n{actual}" if examples else "") + query
         if template.answer_prefix:
             suffix += "\n" + template.answer_prefix
         fixed_tokens = self.prefix_tokens + self.tokens.count(suffix) + self._predict(draw.fixed)
@@ -388,6 +486,11 @@ class _Plan:
     def _candidates(self, draw: _Draw, budget: TokenBudget, fixed_tokens: int) -> tuple[list[str], np.ndarray]:
         """The distractor items that can fit (with a margin for corrections), keyed and rendered."""
         ids, keys = draw.candidates, draw.spare_keys
+        repeats = self.spec.index_repeats
+        if repeats > 1:
+            # prepare_mmlu.py --num_order 4: every distractor index is shared by 4 questions (the
+            # last group may be cut by the budget, as the official list is truncated).
+            keys = [keys[j // repeats] for j in range(min(len(ids), len(keys) * repeats))]
         n_keyed = min(len(ids), len(keys))
         item_tokens = self.priced.tokens[ids[:n_keyed]]
         unit_tokens = self.labels.base + self.labels.key_tokens(keys[:n_keyed]) + item_tokens
@@ -402,7 +505,7 @@ class _Plan:
         if self.spec.domain == "mdqa":
             docs = self.materials.docqa.documents
             return [docs[int(i)].title for i in ids]
-        questions = self.materials.mcq.questions
+        questions = self.materials.mcq.distractors if self.separate else self.materials.mcq.questions
         return [questions[int(i)].qid for i in ids]
 
     def _exhausted(self, budget: TokenBudget, n_tokens: int) -> str:

@@ -213,14 +213,18 @@ def generate(
 def _sample(spec: NiahBasicSpec, template: NiahTemplate, lines: _Lines, budget: TokenBudget | None, seed: int, key_id: str) -> dict:
     rng = rng_for(seed, BENCHMARK, spec.config_name, key_id)
     k = spec.values_per_key
+    repeats = spec.key_repeats
     n_cap = 0 if budget is None else budget.limit // lines.shortest + 1
-    keys = draw_unique(rng, lines.key_radices, n_cap + 1)
+    # Distractor line j uses key 1 + j // repeats: unique keys (repeats 1), or under the paper preset
+    # every distractor key on ``values_per_key`` lines, as prepare_niah.py builds its haystack keys.
+    keys = draw_unique(rng, lines.key_radices, n_cap + 1 if repeats == 1 else -(-n_cap // repeats) + 1)
     values = draw_unique(rng, lines.value_radices, n_cap + k)
     depths = rng.uniform(0.0, 100.0, k).tolist()
     key_tokens, value_tokens = lines.key_tokens(keys), lines.value_tokens(values)
     needles = lines.format(keys[[0] * k], values[:k])
     needle_tokens = lines.base + key_tokens[0] + value_tokens[:k]
-    unit_tokens = lines.base + key_tokens[1:] + value_tokens[k:]
+    key_of = 1 + np.arange(n_cap) // repeats
+    unit_tokens = lines.base + (key_tokens[1:] if repeats == 1 else key_tokens[key_of]) + value_tokens[k:]
 
     query = lines.key_text(keys[:1])[0]
     frame = Frame(
@@ -234,9 +238,16 @@ def _sample(spec: NiahBasicSpec, template: NiahTemplate, lines: _Lines, budget: 
         # Format only the lines that can fit, with a margin for corrections.
         fit = units_that_fit(unit_tokens, budget.limit - frame_tokens - int(needle_tokens.sum()))
         n_make = min(len(unit_tokens), fit + fit // 50 + 16)
-        units = lines.format(keys[1 : n_make + 1], values[k : k + n_make])
+        units = lines.format(keys[key_of[:n_make]], values[k : k + n_make])
+        unit_tokens = unit_tokens[:n_make]
+        if repeats > 1:
+            # prepare_niah.py shuffles its haystack lines after truncating the repeated key list:
+            # shuffle the lines that fit, keep the margin lines (dropped first) at the end.
+            head = min(fit, n_make)
+            order = np.concatenate([rng.permutation(head), np.arange(head, n_make)])
+            units, unit_tokens = [units[i] for i in order.tolist()], unit_tokens[order]
         fitted = fill_haystack(
-            units, unit_tokens[:n_make], needles, needle_tokens, depths, frame, frame_tokens, budget, lines.tokens
+            units, unit_tokens, needles, needle_tokens, depths, frame, frame_tokens, budget, lines.tokens
         )
     order = sorted(range(k), key=lambda i: fitted.placements[i].char_offset)
     needle_values = [str(v) for v in _numbers(values[:k])]

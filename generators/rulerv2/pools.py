@@ -53,11 +53,15 @@ class McqPool:
         name: Source name recorded in each row (``mmlu``, ``world``, or a file's name).
         questions: Questions hidden as needles and distractors (MMLU's test split).
         shots: Questions used as few-shot demonstrations (MMLU's dev split); never needles.
+        distractors: Questions that fill the context instead of ``questions`` when given (the
+            ``paper`` preset: MMLU ``auxiliary_train``, as ``prepare_mmlu.py``'s haystack); empty
+            means the other ``questions`` are the distractors.
     """
 
     name: str
     questions: tuple[Mcq, ...]
     shots: tuple[Mcq, ...] = ()
+    distractors: tuple[Mcq, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.questions:
@@ -87,6 +91,9 @@ class DocQuestion:
         gold: Indices into :attr:`DocQaPool.documents` of the supporting documents.
         distractors: Indices of the question's own distractors (HotpotQA's distractor-setting
             paragraphs), preferred over random documents when filling the context.
+        context_order: The question's own documents (gold and distractors) in the source's context
+            order, when known; the ``paper`` preset's basic level queries the first gold in this
+            order (``prepare_qa.py``: ``curr_needle["context"][0]``).
     """
 
     qid: str
@@ -94,15 +101,25 @@ class DocQuestion:
     answers: tuple[str, ...]
     gold: tuple[int, ...]
     distractors: tuple[int, ...] = ()
+    context_order: tuple[int, ...] = ()
+
+    def first_gold(self) -> int:
+        """The first gold document in context order (``gold[0]`` when the order is unknown)."""
+        return next((i for i in self.context_order if i in self.gold), self.gold[0])
 
 
 @dataclass(frozen=True)
 class DocQaPool:
-    """Documents (unique by title) and the questions over them."""
+    """Documents (unique by title) and the questions over them.
+
+    ``filler`` lists the documents that may fill a context at random; empty means all of them. The
+    ``paper`` preset fills from HotpotQA train paragraphs only (``prepare_qa.py``'s haystack).
+    """
 
     name: str
     documents: tuple[Document, ...]
     questions: tuple[DocQuestion, ...]
+    filler: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.questions:

@@ -38,6 +38,21 @@ DEFAULT_LENGTHS: tuple[int, ...] = (8192, 16384, 32768, 65536, 112640)
 """8K, 16K, 32K, 64K and 110K (110 x 1024, the paper's stand-in for 128K that leaves room for
 reasoning and output)."""
 
+PRESETS: tuple[str, ...] = ("", "paper")
+"""``""``: needlework's own setup (unchanged defaults). ``paper``: the official data setup of
+NVIDIA-NeMo/Skills ``nemo_skills/dataset/ruler2/prepare_{niah,mmlu,qa,data}.py`` (see :data:`PAPER`)."""
+PAPER_LENGTHS: tuple[int, ...] = DEFAULT_LENGTHS
+"""The paper's grid (Section 2, "Data"): 8k, 16k, 32k, 64k and 110k tokens, 100 samples each."""
+PAPER_SAMPLES = 100
+"""Section 2: "We generate 100 samples for each context length"; ``prepare_common.py``'s ``--dataset_size`` default."""
+PAPER_REPEATS = 4
+"""``prepare_data.py`` passes ``--num_needle_v 4`` (mv_niah_basic) and ``--num_order 4`` (mv_niah easy..hard):
+every key (``prepare_niah.py``) or question index (``prepare_mmlu.py``), distractors included, is used 4 times."""
+PAPER_RESERVE = 0
+"""The budget rule of ``prepare_{niah,mmlu,qa}.py``: the largest haystack whose prompt is at most
+``--max_seq_length`` tokens (binary search, then ``assert length <= max_seq_length``); no tokens are kept
+back for the answer, the 110k length is the paper's room for output (Section 2)."""
+
 
 def _one_of(name: str, value: object, valid: tuple[object, ...]) -> None:
     if value not in valid:
@@ -69,6 +84,9 @@ class RulerOptions:
             paper's setting: 5 for multi-key (MMLU's 5-shot), none for multi-value.
         golden: Also build each task's golden-context baseline (split ``golden``): the gold
             question(s) or document(s) alone, without distractors.
+        preset: ``""`` (needlework's setup) or ``paper`` (the official NeMo-Skills data setup:
+            templates word for word, distractor keys and indices repeated 4 times, no answer
+            reserve unless ``generation_reserve`` is given; see :data:`PRESETS`).
     """
 
     lengths: tuple[int, ...] = DEFAULT_LENGTHS
@@ -81,8 +99,10 @@ class RulerOptions:
     index_digits: int = 7
     shots: int | None = None
     golden: bool = False
+    preset: str = ""
 
     def __post_init__(self) -> None:
+        _one_of("preset", self.preset, PRESETS)
         _one_of("key_kind", self.key_kind, get_args(KeyKind))
         if not self.lengths or any(x <= 0 for x in self.lengths):
             raise SpecError(f"lengths must be positive token counts, got {self.lengths}")
@@ -108,6 +128,8 @@ def _with_reserve(options: RulerOptions, task: str) -> RulerOptions:
     """``options`` with the task's default reserve filled in (a spec always holds a number)."""
     if options.generation_reserve is not None:
         return options
+    if options.preset == "paper":
+        return replace(options, generation_reserve=PAPER_RESERVE)
     return replace(options, generation_reserve=DEFAULT_RESERVES[task])
 
 
@@ -136,6 +158,12 @@ class NiahBasicSpec:
         if self.task == "mk_niah":
             return 1
         return 4 if self.options.n_values is None else self.options.n_values
+
+    @property
+    def key_repeats(self) -> int:
+        """How many lines share each distractor key: 1 (unique keys), or under the ``paper`` preset
+        ``values_per_key`` (``prepare_niah.py`` repeats every haystack key ``num_needle_v`` times)."""
+        return self.values_per_key if self.options.preset == "paper" else 1
 
     @property
     def config_name(self) -> str:
@@ -177,6 +205,17 @@ class ItemTaskSpec:
         if self.domain != "mv_niah":
             return 1
         return 4 if self.options.n_values is None else self.options.n_values
+
+    @property
+    def paper(self) -> bool:
+        """Whether the ``paper`` preset's official setup applies."""
+        return self.options.preset == "paper"
+
+    @property
+    def index_repeats(self) -> int:
+        """How many distractor questions share each index: 1, or under the ``paper`` preset
+        ``values_per_key`` for multi-value NIAH (``prepare_mmlu.py`` with ``--num_order 4``)."""
+        return self.values_per_key if self.paper and self.domain == "mv_niah" else 1
 
     @property
     def shots(self) -> int:

@@ -147,3 +147,60 @@ def ordinal(n: int) -> str:
     """``1st``, ``2nd``, ``3rd``, ``4th``, ..., ``11th``, ``12th``, ``13th``, ``21st``."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+# --- The ``paper`` preset: the official prompts word for word -----------------------------------
+# Source of truth: NVIDIA-NeMo/Skills nemo_skills/dataset/ruler2/prepare_mmlu.py (NIAH easy..hard,
+# ``--prompt_type instruct``) and prepare_qa.py (multi-doc QA), with the arguments prepare_data.py
+# passes per task. The prompt is ``{context}\n\n{example}{problem}`` with the items joined by blank
+# lines, which is this module's layout; only the strings below differ from Tables 2 to 4.
+
+PAPER_DOCUMENT_ITEM = "Document {index}:\n{text}"
+"""prepare_qa.py ``NEEDLE_PROMPT``: a line break, not a space, after the document's label."""
+PAPER_EXAMPLES_HEADER = EXAMPLES_HEADER
+PAPER_ACTUAL_TASK = "Here is the actual task you need to solve:\n\n"
+"""prepare_mmlu.py: the examples block ends ``\\n\\nHere is the actual task you need to solve:\\n\\n``."""
+_PAPER_SOLVE_INTRO = (
+    "Below are some questions. I will ask you to solve one of them. Please solve the question you "
+    "find and make sure to put the answer (and only answer) inside \\boxed\\{\\}."
+)
+"""prepare_mmlu.py's solve ``CONTEXT_PROMPT`` after ``str.format``: the braces of ``\\boxed`` keep their backslashes."""
+_PAPER_MK_MEDIUM = "Please copy the Question {index} from the context and then solve it with an answer from A, B, C, D."
+_PAPER_MK_HARD = "Please solve the Question {index} from the context with an answer from A, B, C, D."
+
+PAPER_ITEM_TASKS: dict[str, ItemTemplate] = {
+    **ITEM_TASKS,
+    # prepare_mmlu.py --task_type solve: examples are ``PROBLEM + "\nQuestion {i}: {question}\nSolution:{solution}"``
+    # (2steps) or ``PROBLEM + "\nSolution:{solution}"`` (single), the solution being `` \boxed{X}`` (no full stop).
+    "mk_niah_medium": ItemTemplate(
+        _PAPER_SOLVE_INTRO, QUESTION_ITEM, _PAPER_MK_MEDIUM,
+        example=_PAPER_MK_MEDIUM + "\n{copies}\nSolution: \\boxed{{{answer}}}",
+    ),
+    "mk_niah_hard": ItemTemplate(
+        _PAPER_SOLVE_INTRO, QUESTION_ITEM, _PAPER_MK_HARD, example=_PAPER_MK_HARD + "\nSolution: \\boxed{{{answer}}}",
+    ),
+    # prepare_mmlu.py --task_type niah (mv_niah_easy): "find and copy all", where Table 3 says "copy".
+    "mv_niah_easy": ItemTemplate(_COPY_SOME_INTRO, QUESTION_ITEM, "Please find and copy all the Question {index} from the context."),
+    # prepare_qa.py: "Document {i}:\n{text}"; solve problems put a blank line before "Question:" and the
+    # instruct prompt has no "Answer:" line.
+    "mdqa_basic": ItemTemplate(
+        ITEM_TASKS["mdqa_basic"].intro, PAPER_DOCUMENT_ITEM, "Text: {text}", answer_prefix="Most relevant document index:"),
+    "mdqa_easy": ItemTemplate(
+        ITEM_TASKS["mdqa_easy"].intro, PAPER_DOCUMENT_ITEM, "Question: {question}",
+        answer_prefix="Index of the most relevant document that can help answer the question:",
+    ),
+    "mdqa_medium": ItemTemplate(
+        _QA_INTRO, PAPER_DOCUMENT_ITEM,
+        "Please first find and copy paste the documents relevant to the following question and then answer it "
+        "based on the documents you find.\n\nQuestion: {question}",
+    ),
+    "mdqa_hard": ItemTemplate(
+        _QA_INTRO, PAPER_DOCUMENT_ITEM, "Please answer the following question based on the documents.\n\nQuestion: {question}",
+    ),
+}
+"""The ten item tasks' templates under the ``paper`` preset (official NeMo-Skills ruler2 prompts)."""
+
+
+def item_templates(preset: str) -> dict[str, ItemTemplate]:
+    """The item-task templates of a preset: Tables 2-4 (``""``) or the official prompts (``paper``)."""
+    return PAPER_ITEM_TASKS if preset == "paper" else ITEM_TASKS
