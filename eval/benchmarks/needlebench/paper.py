@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-SOURCE = "NeedleBench (Li et al.), ../shared/papers/needlebench.md"
+SOURCE = ("NeedleBench: Can LLMs Do Retrieval and Reasoning in Information-Dense Context? (anonymous, under review), "
+          "../shared/papers/needlebench.md")
 SPARSE_TASK_ORDER: tuple[str, ...] = ("s-rt", "m-rt", "m-rs")
 """The column groups of Tables 1 and 2: Single-Retrieval, Multi-Retrieval, Multi-Reasoning."""
 

@@ -7,7 +7,12 @@ distractors) is paired with the runs of the same release and model it is a basel
 - "By domain" and "By level": each run's ``scores.by.domain`` and ``scores.by.level``, in the
   paper's order (:data:`generators.rulerv2.spec.DOMAINS`, :data:`generators.rulerv2.spec.LEVELS`);
 - ``levels.png``: score against length per domain, one line per level, with the golden-context
-  baseline of the same release and model dashed when that run is given too.
+  baseline of the same release and model dashed when that run is given too;
+- "Beside the paper": each run's score on the tasks the paper states a number for, then the
+  paper's values in italics, marked *(paper, ...)* (:mod:`eval.benchmarks.rulerv2.paper`), only
+  when a run has the task at the paper's five lengths (:func:`paper_grid`). The paper prints no
+  table of scores (its results are figures), so these are the values its text states; they are not
+  drawn in the levels plot, which has a score per length where the paper gives one mean.
 """
 
 from __future__ import annotations
@@ -15,10 +20,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from eval.benchmarks.rulerv2.paper import PAPER_LENGTHS_K, STATED
 from eval.benchmarks.rulerv2.tasks import domain_and_level
 from eval.report_plots import log2_length_axis
-from eval.report_runs import Run, markdown_table, pooled_score, score_by
-from generators.rulerv2.spec import DOMAINS, LEVELS
+from eval.report_runs import (
+    MISSING,
+    Run,
+    markdown_table,
+    percent,
+    pooled_score,
+    score_by,
+)
+from generators.rulerv2.spec import DOMAINS, LEVELS, TASKS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -97,6 +110,7 @@ def rulerv2_section(runs: Sequence[Run], plots: Mapping[str, str]) -> list[str]:
     """
     lines = _by_named_key(runs, "domain", [(domain, DOMAIN_NAMES.get(domain, domain)) for domain in DOMAINS])
     lines += _by_named_key(runs, "level", [(level, level) for level in LEVELS])
+    lines += paper_lines(runs)
     if "levels" in plots:
         lines += _levels_lines(runs, plots["levels"])
     return ["## RULERv2", "", *lines] if lines else []
@@ -109,6 +123,54 @@ def _by_named_key(runs: Sequence[Run], column: str, keys: Sequence[tuple[str, st
     return [f"### By {column}", ""] + markdown_table([column, *(r.label for r in runs)], rows) if rows else []
 
 
+def paper_grid(lengths: Sequence[int]) -> bool:
+    """Whether ``lengths`` (tokens) are the paper's five, 8k ... 110k, read in 1,024s or in thousands."""
+    return any(sorted(round(n / unit) for n in lengths) == list(PAPER_LENGTHS_K) for unit in (1024, 1000))
+
+
+def task_scores(run: Run) -> dict[str, tuple[float | None, list[int]]]:
+    """A run's score per RULERv2 task (``{domain}_{level}``), pooled over its lengths, with those lengths."""
+    cells: dict[str, list[Mapping[str, Any]]] = {}
+    for cell in run.cells:
+        task = domain_and_level(str(cell["config"]))
+        if task is not None and cell["length"]:
+            cells.setdefault("_".join(task), []).append(cell)
+    return {task: (pooled_score(group)[0], sorted({int(c["length"]) for c in group})) for task, group in cells.items()}
+
+
+def paper_lines(runs: Sequence[Run]) -> list[str]:
+    """The "Beside the paper" table: the runs' scores on the tasks the paper states, then the paper's values.
+
+    A paper value is shown when at least one run has its task at the paper's lengths (:func:`paper_grid`);
+    the lines under the table say, per run, whether its lengths are the paper's.
+    """
+    tasks = [task for task in TASKS if any(stated.task == task for stated in STATED)]
+    scored = [(run, task_scores(run)) for run in level_runs(runs)]
+    scored = [(run, scores) for run, scores in scored if any(task in scores for task in tasks)]
+    if not scored:
+        return []
+    matched = {task for _, scores in scored for task in tasks if task in scores and paper_grid(scores[task][1])}
+    rows: list[list[str]] = [[run.label, *(percent(scores[t][0]) if t in scores else MISSING for t in tasks)]
+                             for run, scores in scored]
+    for stated in STATED:
+        if stated.task in matched:
+            rows.append([f"*{stated.model} (paper, text)*",
+                         *(f"*{stated.score:.1f}*" if t == stated.task else MISSING for t in tasks)])
+    said = []
+    for run, scores in scored:
+        lengths = sorted({n for t in tasks if t in scores for n in scores[t][1]})
+        grid = ", ".join(f"{n:,}" for n in lengths)
+        said.append(f"- {run.label}: lengths {grid}" + (" (the paper's five)" if all(
+            paper_grid(scores[t][1]) for t in tasks if t in scores) else " (not the paper's 8k, 16k, 32k, 64k, 110k)"))
+    return ["### Beside the paper", "",
+            ("Score (%) per task, the mean over the run's lengths. The paper prints no table of scores (its results "
+             "are figures); the italic *(paper, text)* rows are the values its text states (Figures 3 and 6: GPT4.1 "
+             "on multi-value NIAH hard, 58%; its 7B instruct model on multi-value NIAH basic, 48.6%), for MMLU "
+             "5-shot needles, four values per key and 100 samples at each of 8k, 16k, 32k, 64k and 110k tokens. "
+             "They are shown only when a run has the task at those five lengths."), "",
+            *markdown_table(["run", *tasks], rows), *said, ""]
+
+
 def _levels_lines(runs: Sequence[Run], levels_plot: str) -> list[str]:
     """The levels plot and which golden-context run, if any, gives each run its dashed baselines."""
     lines = [f"![RULERv2: score by level against context length]({levels_plot})", ""]
@@ -116,8 +178,8 @@ def _levels_lines(runs: Sequence[Run], levels_plot: str) -> list[str]:
         partner = golden_partner(run, runs)
         baseline = f"golden context from {partner.label}" if partner else "no golden-context run given"
         lines.append(f"- {run.label}: {baseline}")
-    lines += ["", "Dashed lines: each level's golden-context score (split `golden`: the same questions "
-              "without distractors) from a run of the same release, revision and model.", ""]
+    lines += ["", ("Dashed lines: each level's golden-context score (split `golden`: the same questions "
+                   "without distractors) from a run of the same release, revision and model."), ""]
     return lines
 
 
