@@ -2,7 +2,10 @@
 
 Every line of the context is "One of the special magic numbers for {key} is: {value}."; keys
 are unique within a sample, so exactly one key (the queried one) owns the answer value(s). For
-``mv_niah`` the queried key has ``n_values`` lines at independent random depths.
+``mv_niah`` the queried key has ``n_values`` lines at independent random depths. Under the
+``paper`` preset every distractor key of ``mv_niah`` also has ``n_values`` lines (with distinct
+values), scattered at random, as NVIDIA-NeMo/Skills ``nemo_skills/dataset/ruler2/prepare_niah.py``
+builds its haystack with ``--num_needle_v 4``; only the lines cut at the budget's edge break a group.
 
 Cost: keys and values are drawn as mixed-radix codes without replacement (unique by
 construction), their token counts are predicted with array arithmetic from piece counts measured
