@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import os
+from collections.abc import Iterator
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Literal, get_args
 
 import datasets
 from tqdm.auto import tqdm
@@ -15,16 +17,34 @@ from builders.options import option
 from builders.release import ReleaseWriter, base_manifest
 from builders.sources.filler import WORLD, read_filler, text_attribution
 from builders.sources.person_names import faker_person_names
-from needlework.errors import BudgetError, SpecError
 from generators.needlebench.atc import generate_atc
 from generators.needlebench.filler import Filler
-from generators.needlebench.spec import (
-    BENCHMARK, DEFAULT_ATC_NEEDLES, DEFAULT_BUFFER, DEFAULT_DEPTHS, DEFAULT_LENGTHS, DEFAULT_MRS_NEEDLES, DEFAULT_MRT_NEEDLES,
-    DEFAULT_REPEATS, LANGS, QUESTION_TYPES, SPARSE_TASKS, TASKS, AtcSpec, SparseSpec, parse_lengths,
-)
 from generators.needlebench.sparse import generate_sparse
-from needlework.tokens import TokenCounter
+from generators.needlebench.spec import (
+    BENCHMARK,
+    DEFAULT_ATC_NEEDLES,
+    DEFAULT_BUFFER,
+    DEFAULT_DEPTHS,
+    DEFAULT_LENGTHS,
+    DEFAULT_MRS_NEEDLES,
+    DEFAULT_MRT_NEEDLES,
+    DEFAULT_REPEATS,
+    LANGS,
+    OFFICIAL_V2_BUFFER,
+    OFFICIAL_V2_LENGTHS,
+    OFFICIAL_V2_REPEATS,
+    QUESTION_TYPES,
+    SPARSE_TASKS,
+    TASKS,
+    AtcSpec,
+    BudgetRule,
+    MrtLayout,
+    SparseSpec,
+    parse_lengths,
+)
+from needlework.errors import BudgetError, SpecError
 from needlework.tokenizers import load_tokenizer
+from needlework.tokens import TokenCounter
 
 DEFAULT_TOKENIZER = "cl100k_base"
 """The paper measures lengths with the GPT-4 tokenizer (§3.1)."""
@@ -73,6 +93,39 @@ FACTS = CardFacts(
     attribution="",
 )
 
+Preset = Literal["", "paper", "paper-4k", "paper-8k", "paper-32k", "paper-128k"]
+PRESETS: tuple[str, ...] = get_args(Preset)
+"""``""``: needlework's own defaults. ``paper``: OpenCompass NeedleBench v2 at 32K (the scale the
+paper's Table 1 reports); ``paper-4k`` ... ``paper-128k``: v2 at that scale."""
+SHARED_DATA_ENV = "NEEDLEWORK_SHARED_DATA"
+PAPER_FILLER: dict[str, str] = {"en": "paul_graham_essays", "zh": "zh_prose"}
+"""The paper preset's filler folders under ``$NEEDLEWORK_SHARED_DATA``. English: the Paul Graham
+essays (OpenCompass reads ``PaulGrahamEssays.jsonl``, the same essays as records). Chinese: the paper
+uses ChineseDomainModelingEval (OpenCompass's ``zh_finance.jsonl``), which is not available offline,
+so the preset reads the local Chinese prose (THUCNews, 红楼梦), a documented departure; pass
+``--filler-zh`` a local ``zh_finance.jsonl`` or ``hub:REPO`` to use the official text."""
+OFFICIAL_FILES: tuple[str, ...] = (
+    "opencompass/configs/datasets/needlebench_v2/needlebench_v2_{scale}/needlebench_v2_single_{scale}.py",
+    "opencompass/configs/datasets/needlebench_v2/needlebench_v2_{scale}/needlebench_v2_multi_retrieval_{scale}.py",
+    "opencompass/configs/datasets/needlebench_v2/needlebench_v2_{scale}/needlebench_v2_multi_reasoning_{scale}.py",
+    "opencompass/datasets/needlebench_v2/origin.py",
+    "opencompass/datasets/needlebench_v2/parallel.py",
+    "opencompass/datasets/needlebench_v2/multi.py",
+)
+"""The OpenCompass files (open-compass/opencompass) the paper preset reproduces."""
+PRESET_DEPARTURES: tuple[str, ...] = (
+    "needles go to the sentence boundary nearest their depth (OpenCompass cuts the filler at a token)",
+    "retrieval needles are needlework's fictional statements (OpenCompass draws from its needles.jsonl)",
+    "Chinese filler is the local zh_prose unless --filler-zh names ChineseDomainModelingEval",
+)
+"""Where the paper preset still differs from OpenCompass v2 (recorded in the manifest and the card)."""
+
+
+def preset_scale(preset: str) -> str:
+    """The v2 scale of a paper preset: ``paper`` -> ``32k``, ``paper-128k`` -> ``128k``."""
+    return "32k" if preset == "paper" else preset.removeprefix("paper-")
+
+
 def config_name(task: str, lang: str) -> str:
     """The release config of a task in a language: ``s-rt-en``, ``atc-zh``, ..."""
     return f"{task}-{lang}"
@@ -99,22 +152,31 @@ class NeedleBenchBuild:
     """NeedleBench: S-RT, M-RT, M-RS at depths x lengths and the Ancestral Trace Challenge, in English and Chinese.
 
     Attributes:
+        preset: ``""`` (needlework's defaults) or a paper preset (:data:`PRESETS`): every option
+            left at its default takes OpenCompass v2's value (:meth:`preset_values`); options given
+            explicitly win.
         tasks: Among ``s-rt``, ``m-rt``, ``m-rs``, ``atc``.
         langs: Among ``en``, ``zh``.
         lengths: Target lengths in tokens of the information-sparse tasks.
         depths: Needle depths in percent.
         repeats: R, repetitions per configuration.
         mrt_needles: Needles per M-RT sample.
+        mrt_layout: ``spread`` (a row per depth) or ``per-depth`` (one needle per depth, a row per length).
+        mrt_repeats: R of M-RT (0: ``repeats``).
         mrs_needles: Kinship needle counts of M-RS.
         atc_needles: Needle counts of ATC.
         question_types: ATC question types.
         buffer: Tokens kept below each target, per language.
+        budget_rule: ``prompt`` (the whole prompt within ``length - buffer``) or ``context``
+            (filler and needles within it, OpenCompass v2's rule).
         filler_en: English filler source (``world``, a folder, a file, ``hub:REPO``).
         filler_zh: Chinese filler source.
         seed: Build seed.
         tokenizer: Tokenizer spec that counts every length (default: GPT-4's cl100k_base).
     """
 
+    preset: Preset = option("", "Reproduce a published setup: paper (OpenCompass NeedleBench v2 at 32K) or "  # noqa: RUF009
+                                "paper-4k/8k/32k/128k; options given explicitly override it.", default_text="")
     tasks: tuple[str, ...] = option(TASKS, "Comma-separated tasks.")
     langs: tuple[str, ...] = option(LANGS, "Comma-separated languages.")
     lengths: tuple[int, ...] = option(
@@ -124,11 +186,16 @@ class NeedleBenchBuild:
                                        default_text="")
     repeats: int = option(DEFAULT_REPEATS, "R, repetitions per configuration.")
     mrt_needles: int = option(DEFAULT_MRT_NEEDLES, "Needles per multi-needle retrieval sample.")
+    mrt_layout: MrtLayout = option("spread", "M-RT layout: spread (a row per depth, needles from it to the end) or "  # noqa: RUF009
+                                             "per-depth (one needle at every depth, a row per length).")
+    mrt_repeats: int = option(0, "R of M-RT (0: --repeats).", default_text="")
     mrs_needles: tuple[int, ...] = option(DEFAULT_MRS_NEEDLES, "Kinship needle counts of M-RS.")
     atc_needles: tuple[int, ...] = option(DEFAULT_ATC_NEEDLES, "ATC needle counts.", flag="needles")
     question_types: tuple[str, ...] = option(QUESTION_TYPES, "ATC question types.")
     buffer: dict[str, int] = option(DEFAULT_BUFFER, "Tokens kept below each target, per language.", parse=parse_buffer,
                                     show=show_buffer)
+    budget_rule: BudgetRule = option("prompt", "How a length is spent: prompt (whole prompt within length - buffer) "  # noqa: RUF009
+                                               "or context (filler + needles within it, OpenCompass v2).")
     filler_en: str = option(WORLD, "English filler: world, a folder or file of text (e.g. the Paul Graham essays), "
                                    "a record table, or hub:REPO.")
     filler_zh: str = option(WORLD, "Chinese filler: world, a folder or file of text (e.g. Chinese prose), a record "
@@ -137,6 +204,14 @@ class NeedleBenchBuild:
     tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec (default: the paper's GPT-4 tokenizer).")
 
     def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise SpecError(f"preset must be one of {', '.join(repr(p) for p in PRESETS)}; got {self.preset!r}")
+        if self.preset:
+            defaults = {f.name: f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+                        for f in fields(self)}
+            for name, value in self.preset_values().items():
+                if getattr(self, name) == defaults[name]:
+                    object.__setattr__(self, name, value)
         unknown = [t for t in self.tasks if t not in TASKS]
         if unknown or not self.tasks or len(set(self.tasks)) != len(self.tasks):
             raise SpecError(f"tasks must be distinct values from {', '.join(TASKS)}; got {', '.join(self.tasks) or '(none)'}")
@@ -147,6 +222,51 @@ class NeedleBenchBuild:
             raise SpecError(f"no length buffer for {', '.join(missing)}")
         list(self.specs())  # building the specs validates every option
 
+    def preset_values(self) -> dict[str, Any]:
+        """The option values of the spec's paper preset (empty without one).
+
+        Grids, buffers and repeats are OpenCompass v2's (:data:`OFFICIAL_FILES`): lengths
+        :data:`OFFICIAL_V2_LENGTHS`, depths 0, 10, ..., 100, buffers :data:`OFFICIAL_V2_BUFFER`,
+        R = 10 for S-RT and M-RS and 25 for M-RT, M-RT with one needle per depth, M-RS with 2 to 5
+        needles, the ``context`` budget rule, and the filler of :data:`PAPER_FILLER`.
+
+        Raises:
+            SpecError: The preset needs local filler (an information-sparse task with the filler left at
+                ``world``) and ``$NEEDLEWORK_SHARED_DATA`` is not set.
+        """
+        if not self.preset:
+            return {}
+        scale = preset_scale(self.preset)
+        depths = self.depths
+        values: dict[str, Any] = {
+            "lengths": OFFICIAL_V2_LENGTHS[scale], "depths": DEFAULT_DEPTHS, "repeats": OFFICIAL_V2_REPEATS["s-rt"],
+            "mrt_needles": len(depths), "mrt_layout": "per-depth", "mrt_repeats": OFFICIAL_V2_REPEATS["m-rt"],
+            "mrs_needles": DEFAULT_MRS_NEEDLES, "buffer": dict(OFFICIAL_V2_BUFFER[scale]), "budget_rule": "context",
+            "tokenizer": DEFAULT_TOKENIZER,
+        }
+        for lang in LANGS:
+            name = f"filler_{lang}"
+            if getattr(self, name) != WORLD or not set(self.tasks) & set(SPARSE_TASKS):
+                continue
+            shared = os.environ.get(SHARED_DATA_ENV)
+            if not shared:
+                raise SpecError(f"preset {self.preset} reads {lang} filler from ${SHARED_DATA_ENV}/{PAPER_FILLER[lang]}; "
+                                f"set {SHARED_DATA_ENV} or pass --filler-{lang}")
+            values[name] = str(Path(shared) / PAPER_FILLER[lang])
+        return values
+
+    def preset_record(self) -> dict[str, Any]:
+        """What the manifest records of the preset: its name, scale, every value, sources and departures."""
+        if not self.preset:
+            return {}
+        scale = preset_scale(self.preset)
+        values = {name: getattr(self, name) for name in (
+            "lengths", "depths", "repeats", "mrt_needles", "mrt_layout", "mrt_repeats", "mrs_needles", "buffer",
+            "budget_rule", "filler_en", "filler_zh", "tokenizer")}
+        return {"name": self.preset, "scale": scale, "values": values,
+                "official_files": [f.format(scale=scale) for f in OFFICIAL_FILES],
+                "departures": list(PRESET_DEPARTURES)}
+
     def specs(self) -> Iterator[SparseSpec | AtcSpec]:
         """The generator spec of every (task, language) config, in config order."""
         for task in self.tasks:
@@ -155,7 +275,10 @@ class NeedleBenchBuild:
                     yield AtcSpec(lang, self.atc_needles, self.question_types, self.repeats)  # type: ignore[arg-type]
                     continue
                 counts = {"s-rt": (1,), "m-rt": (self.mrt_needles,), "m-rs": self.mrs_needles}[task]
-                yield SparseSpec(task, lang, self.lengths, self.depths, self.repeats, counts, self.buffer[lang])  # type: ignore[arg-type]
+                mrt = task == "m-rt"
+                repeats = self.mrt_repeats if mrt and self.mrt_repeats else self.repeats
+                yield SparseSpec(task, lang, self.lengths, self.depths, repeats, counts, self.buffer[lang],  # type: ignore[arg-type]
+                                 self.budget_rule, self.mrt_layout if mrt else "spread")
 
     def filler_source(self, lang: str) -> str:
         """The filler source of a language."""
@@ -178,7 +301,8 @@ def expected_rows(spec: SparseSpec | AtcSpec) -> int:
     """How many rows a config's generator yields."""
     if isinstance(spec, AtcSpec):
         return len(spec.needle_counts) * len(spec.question_types) * spec.repeats
-    return len(spec.needle_counts) * spec.repeats * len(spec.lengths) * len(spec.depths)
+    depths = 1 if spec.layout == "per-depth" else len(spec.depths)
+    return len(spec.needle_counts) * spec.repeats * len(spec.lengths) * depths
 
 
 def build(spec: NeedleBenchBuild, out: Path, *, tokens: TokenCounter | None = None, progress: bool = True) -> BuildReport:
@@ -203,6 +327,8 @@ def build(spec: NeedleBenchBuild, out: Path, *, tokens: TokenCounter | None = No
             fillers[lang] = Filler.from_documents(read.documents, source=read.label, lang=lang, tokens=tokens)
     manifest = base_manifest(BENCHMARK, spec, tokens, inputs)
     manifest["filler_tokens"] = {lang: f.total_tokens for lang, f in fillers.items()}
+    if spec.preset:
+        manifest["preset"] = spec.preset_record()
     labels = sorted({f.source for f in fillers.values()})
     attribution = "\n".join(f"- filler: {text_attribution(label)}" for label in labels)
     sources = "## Sources\n\n- kinship names: Faker's en_US and zh_CN name lists (MIT)\n" + attribution

@@ -12,21 +12,33 @@ target length minus the language's buffer, verified with one encode
 * M-RT: ``k`` retrieval needles, every one asked in the order they appear (Figure 10).
 * M-RS: a kinship chain of ``k`` needles in scrambled order; the question asks the youngest
   person's eldest ancestor (Figure 11).
+
+Two choices follow OpenCompass v2 when the spec asks (the ``paper`` preset does): the ``context``
+budget rule (:data:`generators.needlebench.spec.BUDGET_RULES`) and M-RT's ``per-depth`` layout, one
+row per length and repetition with needle ``i`` at the grid's ``i``-th depth
+(``opencompass/datasets/needlebench_v2/parallel.py``); such a row's ``depth`` is null and each
+needle's ``requested_depth`` says where it was asked to go, so a scorer can score per depth.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 from generators.budget import TokenBudget
-from generators.haystack import Frame, fill_haystack
+from generators.haystack import Frame, fill_haystack, needle_renderer
 from generators.needlebench.filler import Filler
 from generators.needlebench.kinship import PersonNames, answer_question, kinship_chain
 from generators.needlebench.needles import retrieval_needles
-from generators.needlebench.rows import NEEDLE_SEPARATOR, placed_needles, row, spread_depths
+from generators.needlebench.rows import (
+    NEEDLE_SEPARATOR,
+    placed_needles,
+    row,
+    spread_depths,
+)
 from generators.needlebench.spec import BENCHMARK, RETRIEVAL, SparseSpec
 from generators.needlebench.templates import KINSHIP, SPARSE, kinship_tail
 from generators.seeding import rng_for
@@ -102,17 +114,45 @@ def generate_sparse(spec: SparseSpec, *, seed: int, tokens: TokenCounter, filler
             needle_tokens = tokens.count_batch(placed)
             frame_tokens = tokens.count(content.frame.prefix + content.frame.suffix)
             for length in spec.lengths:
-                budget = TokenBudget(length, spec.buffer)
+                budget = _budget(spec, length, content.frame, frame_tokens, placed, needle_tokens, tokens)
                 units, unit_tokens = filler.window(start, budget.limit)
-                for depth in spec.depths:
-                    depths = spread_depths(float(depth), count)
+                for depth in _row_depths(spec):
+                    depths = list(map(float, spec.depths)) if depth is None else spread_depths(float(depth), count)
                     fitted = fill_haystack(units, unit_tokens, placed, needle_tokens, depths, content.frame,
                                            frame_tokens, budget, tokens)
+                    at = "all" if depth is None else f"{float(depth):g}"
                     yield row(
-                        id=f"{spec.task}/{spec.lang}/needles={count}/len={length}/depth={float(depth):g}/r={r:03d}",
+                        id=f"{spec.task}/{spec.lang}/needles={count}/len={length}/depth={at}/r={r:03d}",
                         input=fitted.rendered.text, answers=list(content.answers), query=content.query,
-                        task=spec.task, lang=spec.lang, target_tokens=length, depth=float(depth), needle_count=count,
+                        task=spec.task, lang=spec.lang, target_tokens=length,
+                        depth=None if depth is None else float(depth), needle_count=count,
                         question_type=content.question_type, repeat=r, n_tokens=fitted.n_tokens,
                         length_buffer=spec.buffer, tokenizer=tokens.name, filler=filler.source,
                         needles=placed_needles(content.needles, fitted.placements, content.keywords, depths),
                     )
+
+
+def _row_depths(spec: SparseSpec) -> tuple[float | None, ...]:
+    """The depth of each row of a (length, repeat): every depth, or one ``None`` row (per-depth layout)."""
+    return (None,) if spec.layout == "per-depth" else tuple(spec.depths)
+
+
+def _budget(spec: SparseSpec, length: int, frame: Frame, frame_tokens: int, placed: list[str],
+            needle_tokens: np.ndarray, tokens: TokenCounter) -> TokenBudget:
+    """The prompt budget of a target length under the spec's budget rule.
+
+    ``prompt``: the whole prompt within ``length - buffer``. ``context`` (OpenCompass v2,
+    ``opencompass/datasets/needlebench_v2/origin.py``: ``context_length = length - length_buffer``,
+    filler ``max(context_length - needles, 0)`` tokens): filler and needles within
+    ``max(length - buffer, needles)`` tokens, instructions on top. When no filler fits, the limit is
+    the exact count of the prompt without filler, so the needles always fit.
+    """
+    if spec.budget_rule == "prompt":
+        return TokenBudget(length, spec.buffer)
+    needles = int(np.sum(needle_tokens))
+    filler_tokens = max(length - spec.buffer - needles, 0)
+    limit = frame_tokens + needles + filler_tokens
+    if filler_tokens < len(placed) + 2:
+        bare = needle_renderer([], np.zeros(0, dtype=np.int64), placed, [0.0] * len(placed), frame)(0).text
+        limit = max(limit, tokens.count(bare))
+    return TokenBudget(limit)

@@ -23,14 +23,26 @@ QUESTION_TYPES: tuple[str, ...] = get_args(QuestionType)
 RETRIEVAL = "retrieval"
 """The question type of S-RT and M-RT rows."""
 
+OFFICIAL_V2_LENGTHS: dict[str, tuple[int, ...]] = {
+    "4k": (1_000, 2_000, 3_000, 4_000),
+    "8k": tuple(range(1_000, 8_001, 1_000)),
+    "32k": (1_000, 4_000, 8_000, 12_000, 16_000, 20_000, 24_000, 28_000, 32_000),
+    "128k": (1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000),
+}
+"""OpenCompass NeedleBench v2's ``context_lengths`` per scale, from
+``opencompass/configs/datasets/needlebench_v2/needlebench_v2_{4k,8k,32k,128k}/needlebench_v2_single_*.py``
+(the multi-needle retrieval and reasoning configs import the same list)."""
+
 LENGTH_PRESETS: dict[str, tuple[int, ...]] = {
     "4k": (1_000, 2_000, 3_000, 4_000),
     **{name: tuple(top * i // 8 for i in range(1, 9))
        for name, top in (("8k", 8_000), ("32k", 32_000), ("128k", 128_000), ("200k", 200_000), ("1m", 1_000_000))},
+    **{f"v2-{scale}": lengths for scale, lengths in OFFICIAL_V2_LENGTHS.items()},
 }
-"""Length presets: 4k is 1,000 to 4,000 in steps of 1,000; the others are eight evenly spaced decimal
-lengths up to their size (128k: 16,000, 32,000, ..., 128,000, the list OpenCompass runs at 128K).
-A build takes any list too."""
+"""Length presets: 4k is 1,000 to 4,000 in steps of 1,000; 8k ... 1m are eight evenly spaced decimal
+lengths up to their size (needlework's grids: 128k is 16,000, 32,000, ..., 128,000, which is *not*
+OpenCompass's list); ``v2-4k`` ... ``v2-128k`` are OpenCompass v2's official grids
+(:data:`OFFICIAL_V2_LENGTHS`). A build takes any list too."""
 DEFAULT_LENGTHS: tuple[int, ...] = LENGTH_PRESETS["32k"]
 DEFAULT_DEPTHS: tuple[float, ...] = tuple(float(d) for d in range(0, 101, 10))
 """Needle depths in percent of the filler: 0, 10, ..., 100."""
@@ -46,7 +58,32 @@ DEFAULT_BUFFER: dict[str, int] = {"en": 200, "zh": 200}
 """Tokens kept below each target length per language, so a model whose tokenizer counts more
 than the build's does not see the instruction truncated (paper §3.1; the paper does not give the
 figure, so this is needlework's default)."""
+OFFICIAL_V2_BUFFER: dict[str, dict[str, int]] = {
+    "4k": {"en": 500, "zh": 200},
+    "8k": {"en": 500, "zh": 200},
+    "32k": {"en": 3_000, "zh": 200},
+    "128k": {"en": 3_000, "zh": 200},
+}
+"""OpenCompass v2's ``length_buffer`` per scale and language (``language_configs`` of
+``needlebench_v2_{4k,8k,32k,128k}/needlebench_v2_single_*.py``; the multi-needle configs agree)."""
+OFFICIAL_V2_REPEATS: dict[str, int] = {"s-rt": 10, "m-rt": 25, "m-rs": 10}
+"""``num_repeats_per_file`` of the v2 configs: ``needlebench_v2_single_*.py`` 10,
+``needlebench_v2_multi_retrieval_*.py`` 25, ``needlebench_v2_multi_reasoning_*.py`` 10."""
 MAX_NEEDLES = 4_096
+
+BudgetRule = Literal["prompt", "context"]
+BUDGET_RULES: tuple[str, ...] = get_args(BudgetRule)
+"""How a target length is spent. ``prompt`` (needlework's default): the whole prompt, instructions
+included, has at most ``length - buffer`` tokens. ``context`` (OpenCompass v2,
+``opencompass/datasets/needlebench_v2/{origin,parallel,multi}.py``): filler plus needles take
+``max(length - buffer, needles)`` tokens and the instructions come on top; a buffer at or above the
+length leaves only the needles (OpenCompass's English 1K cells at buffer 3,000)."""
+MrtLayout = Literal["spread", "per-depth"]
+MRT_LAYOUTS: tuple[str, ...] = get_args(MrtLayout)
+"""M-RT needle layouts. ``spread`` (needlework's default): one row per depth, its needles spread
+from that depth to the end. ``per-depth`` (OpenCompass v2 ``NeedleBenchParallelDataset``,
+``opencompass/datasets/needlebench_v2/parallel.py``): one row per length and repeat holding one
+needle at every depth of the grid, each needle scored at its own depth."""
 
 
 def _check_ints(name: str, values: tuple[int, ...], low: int, high: int | None = None) -> None:
@@ -77,7 +114,10 @@ class SparseSpec:
         depths: Needle depths in percent of the filler (the first needle's, for several needles).
         repeats: R, repetitions per (length, depth), each with other needles and filler.
         needle_counts: Needles per sample: one value for S-RT (1) and M-RT, any list for M-RS.
-        buffer: Tokens kept below every target (the prompt has at most ``length - buffer`` tokens).
+        buffer: Tokens kept below every target (see ``budget_rule``).
+        budget_rule: ``prompt`` or ``context`` (:data:`BUDGET_RULES`).
+        layout: ``spread`` or ``per-depth`` (:data:`MRT_LAYOUTS`; ``per-depth`` is M-RT only and takes
+            one needle per depth).
     """
 
     task: Task
@@ -87,6 +127,8 @@ class SparseSpec:
     repeats: int = DEFAULT_REPEATS
     needle_counts: tuple[int, ...] = ()
     buffer: int = 200
+    budget_rule: BudgetRule = "prompt"
+    layout: MrtLayout = "spread"
 
     def __post_init__(self) -> None:
         if self.task not in SPARSE_TASKS:
@@ -106,7 +148,17 @@ class SparseSpec:
         if self.task == "m-rt" and len(self.needle_counts) != 1:
             raise SpecError(f"m-rt takes one needle count, got {', '.join(map(str, self.needle_counts))}")
         _check_ints("buffer", (self.buffer,), 0)
-        if self.buffer >= min(self.lengths):
+        if self.budget_rule not in BUDGET_RULES:
+            raise SpecError(f"budget rule must be one of {', '.join(BUDGET_RULES)}; got {self.budget_rule!r}")
+        if self.layout not in MRT_LAYOUTS:
+            raise SpecError(f"layout must be one of {', '.join(MRT_LAYOUTS)}; got {self.layout!r}")
+        if self.layout == "per-depth":
+            if self.task != "m-rt":
+                raise SpecError(f"the per-depth layout is M-RT's; {self.task} takes spread")
+            if self.needle_counts != (len(self.depths),):
+                raise SpecError(f"the per-depth layout places one needle per depth: {len(self.depths)} needles, "
+                                f"got {', '.join(map(str, self.needle_counts))}")
+        if self.budget_rule == "prompt" and self.buffer >= min(self.lengths):
             raise SpecError(f"buffer ({self.buffer} tokens) must be below the shortest length ({min(self.lengths)})")
 
 
