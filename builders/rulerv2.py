@@ -17,7 +17,7 @@ from builders.release import ReleaseWriter, base_manifest
 from builders.sources.rulerv2 import (
     HUB, PAPER_DOCQA, PAPER_MCQ, WORLD, attribution, resolve_docqa, resolve_mcq, with_docqa_filler, with_mcq_distractors,
 )
-from needlework.errors import BudgetError, SpecError
+from needlework.errors import BudgetError, InputError, SpecError
 from generators.rulerv2.items import generate as generate_items
 from generators.rulerv2.items import prepare_materials
 from generators.rulerv2.niah_basic import KeyWords
@@ -279,12 +279,19 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
     preset_values = spec.paper_values() if paper else None  # fails early on a missing distractor source
     tokens = tokens or load_tokenizer(spec.tokenizer)
     words, inputs = load_key_words()
-    mcq = resolve_mcq(spec.mcq_source, spec.seed) if spec.needs("mcq") else None
-    docqa = resolve_docqa(spec.docqa_source, spec.seed) if spec.needs("docqa") else None
-    if paper and mcq is not None:
-        mcq = with_mcq_distractors(mcq, spec.mcq_distractor_source())
-    if paper and docqa is not None:
-        docqa = with_docqa_filler(docqa, spec.docqa_filler_source())
+    try:
+        mcq = resolve_mcq(spec.mcq_source, spec.seed) if spec.needs("mcq") else None
+        docqa = resolve_docqa(spec.docqa_source, spec.seed) if spec.needs("docqa") else None
+        if paper and mcq is not None:
+            mcq = with_mcq_distractors(mcq, spec.mcq_distractor_source())
+        if paper and docqa is not None:
+            docqa = with_docqa_filler(docqa, spec.docqa_filler_source())
+    except ConnectionError as err:
+        if not paper:
+            raise
+        raise InputError("the Hub", None, None, f"{err}; offline, the paper preset reads local copies: --mcq <MMLU folder> "
+                         "--mcq-distractors <auxiliary_train folder> --docqa <HotpotQA validation file> "
+                         "--docqa-distractors <HotpotQA train file>") from err
     for resolved in (mcq, docqa):
         if resolved is not None:
             inputs.update(resolved.fingerprints)

@@ -144,3 +144,18 @@ def test_auxiliary_train_split_in_the_hub_layout(tmp_path, monkeypatch):
         encoding="utf-8")
     (question,) = read_mcq_distractors_hub(str(folder))
     assert question.answer == "B" and question.qid == "mmlu/auxiliary_train//0000"
+
+
+def test_paper_preset_offline_hub_error_names_the_local_options(tmp_path, monkeypatch, qwen):
+    """The preset's default sources are the Hub datasets the official scripts load; offline, the one-line
+    error says which local copies to pass instead."""
+    import builders.rulerv2 as rulerv2
+
+    def offline(source, seed):
+        raise ConnectionError(f"Couldn't reach {source!r} on the Hub (offline)")
+
+    monkeypatch.setattr(rulerv2, "resolve_mcq", offline)
+    spec = RulerV2Build(preset="paper", tasks=("mk_niah_easy",), lengths=(4096,), samples=1)
+    with pytest.raises(InputError, match="--mcq-distractors"):
+        build(spec, tmp_path / "out", tokens=qwen, progress=False)
+    assert not (tmp_path / "out").exists()
