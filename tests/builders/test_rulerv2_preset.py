@@ -149,7 +149,7 @@ def test_auxiliary_train_split_in_the_hub_layout(tmp_path, monkeypatch):
 def test_paper_preset_offline_hub_error_names_the_local_options(tmp_path, monkeypatch, qwen):
     """The preset's default sources are the Hub datasets the official scripts load; offline, the one-line
     error says which local copies to pass instead."""
-    import builders.rulerv2 as rulerv2
+    from builders import rulerv2
 
     def offline(source, seed):
         raise ConnectionError(f"Couldn't reach {source!r} on the Hub (offline)")
