@@ -65,15 +65,15 @@ FEATURES = datasets.Features(
 
 TEST, GOLDEN = "test", "golden"
 
-EVAL_GENERATION = {
-    "max_tokens": 16384,
-    "temperature": 0.0,
-    "source": "RULERv2 Section 2 (Models): greedy decoding for instruct models, recommended sampling parameters "
-              "for reasoning models, 16k-token output limit for chain-of-thought",
-}
+EVAL_GENERATION = {"max_tokens": 16384, "temperature": 0.0}
 """The paper's decoding settings, recorded by the paper preset as the manifest's ``eval_generation``
-(the evaluation's default ``max_tokens`` instead of a row's ``generation_reserve``). NeMo-Skills'
-ruler2 ``__init__`` files set no generation length, so the paper's text is the only source."""
+(the evaluation's default ``max_tokens`` instead of a row's ``generation_reserve``). Only generation
+parameters go here: the evaluation sends every key to the model. NeMo-Skills' ruler2 ``__init__``
+files set no generation length, so the paper's text is the source (:data:`EVAL_GENERATION_SOURCE`)."""
+EVAL_GENERATION_SOURCE = (
+    "RULERv2 Section 2 (Models): greedy decoding for instruct models (recommended sampling parameters for "
+    "reasoning models), with 16k token output limits for chain-of-thought reasoning"
+)
 
 FACTS = CardFacts(
     benchmark=BENCHMARK,
@@ -220,6 +220,7 @@ class RulerV2Build:
             "templates": "official (generators.rulerv2.templates.PAPER_ITEM_TASKS)",
             "question_whitespace": "collapsed to single spaces (prepare_mmlu.py)",
             "mdqa_questions": "first samples of the source in file order (prepare_qa.py)",
+            "eval_generation": dict(EVAL_GENERATION), "eval_generation_source": EVAL_GENERATION_SOURCE,
         }
         if self.needs("mcq"):
             values.update(mcq=self.mcq_source, mcq_distractors=self.mcq_distractor_source())

@@ -60,8 +60,9 @@ def test_paper_manifest_records_every_preset_value(paper_release, slices):
         assert preset[key] == value
         assert value in manifest["inputs"]
     # Section 2 (Models): greedy decoding, 16k-token output limit; the eval reads it as default max_tokens.
-    assert manifest["eval_generation"] == EVAL_GENERATION
-    assert (EVAL_GENERATION["max_tokens"], EVAL_GENERATION["temperature"]) == (16384, 0.0)
+    # Only generation parameters: eval/runner.py sends every key of eval_generation to the model.
+    assert manifest["eval_generation"] == EVAL_GENERATION == {"max_tokens": 16384, "temperature": 0.0}
+    assert "16k token output limits" in preset["eval_generation_source"]
 
 
 def test_paper_rows_fill_the_length_with_official_prompts(paper_release):
