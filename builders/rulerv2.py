@@ -15,19 +15,38 @@ from builders.card import CardFacts
 from builders.options import option
 from builders.release import ReleaseWriter, base_manifest
 from builders.sources.rulerv2 import (
-    HUB, PAPER_DOCQA, PAPER_MCQ, WORLD, attribution, resolve_docqa, resolve_mcq, with_docqa_filler, with_mcq_distractors,
+    HUB,
+    PAPER_DOCQA,
+    PAPER_MCQ,
+    WORLD,
+    attribution,
+    resolve_docqa,
+    resolve_mcq,
+    with_docqa_filler,
+    with_mcq_distractors,
 )
-from needlework.errors import BudgetError, InputError, SpecError
 from generators.rulerv2.items import generate as generate_items
 from generators.rulerv2.items import prepare_materials
 from generators.rulerv2.niah_basic import KeyWords
 from generators.rulerv2.niah_basic import generate as generate_basic
 from generators.rulerv2.spec import (
-    BENCHMARK, DEFAULT_LENGTHS, PAPER_LENGTHS, PAPER_REPEATS, PAPER_RESERVE, PAPER_SAMPLES, PAPER_SHOTS, PRESETS, TASKS,
-    ItemTaskSpec, KeyKind, NiahBasicSpec, RulerOptions,
+    BENCHMARK,
+    DEFAULT_LENGTHS,
+    PAPER_LENGTHS,
+    PAPER_REPEATS,
+    PAPER_RESERVE,
+    PAPER_SAMPLES,
+    PAPER_SHOTS,
+    PRESETS,
+    TASKS,
+    ItemTaskSpec,
+    KeyKind,
+    NiahBasicSpec,
+    RulerOptions,
 )
-from needlework.tokens import TokenCounter
+from needlework.errors import BudgetError, InputError, SpecError
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
+from needlework.tokens import TokenCounter
 
 NEEDLE = datasets.Features(
     {

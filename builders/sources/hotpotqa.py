@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from builders.sources.records import read_records, record_error, require_field
+from generators.rulerv2.pools import DocQaPool, DocQuestion, Document
 from needlework.errors import InputError
-from generators.rulerv2.pools import Document, DocQaPool, DocQuestion
 
 JSON_SUFFIXES = (".json", ".jsonl")
 

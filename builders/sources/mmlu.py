@@ -14,9 +14,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from builders.sources.records import TABLE_SUFFIXES, csv_rows, read_records, record_error, require_field
-from needlework.errors import InputError
+from builders.sources.records import (
+    TABLE_SUFFIXES,
+    csv_rows,
+    read_records,
+    record_error,
+    require_field,
+)
 from generators.rulerv2.pools import LETTERS, Mcq, McqPool
+from needlework.errors import InputError
 
 SPLITS = ("test", "dev")
 MMLU_HEADERS = (

@@ -16,11 +16,15 @@ from pathlib import Path
 from builders.hashing import file_sha256, folder_sha256
 from builders.sources.hotpotqa import read_hotpotqa_hub, read_hotpotqa_json
 from builders.sources.mmlu import (
-    read_mcq_distractors, read_mcq_distractors_hub, read_mcq_table, read_mmlu_folder, read_mmlu_hub,
+    read_mcq_distractors,
+    read_mcq_distractors_hub,
+    read_mcq_table,
+    read_mmlu_folder,
+    read_mmlu_hub,
 )
-from needlework.errors import InputError
 from generators.rulerv2.pools import DocQaPool, McqPool
 from generators.rulerv2.world_pools import DEFAULT_WORLD, world_pools
+from needlework.errors import InputError
 
 WORLD = "world"
 HUB = "hub:"

@@ -19,20 +19,34 @@ counts, so a sample costs one verifying encode plus formatting the items that fi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from generators.budget import DigitCounts, PieceCounts, Rendered, TokenBudget, fit_prompt, render_alone, units_that_fit
-from needlework.errors import BudgetError, SpecError
+from generators.budget import (
+    DigitCounts,
+    PieceCounts,
+    Rendered,
+    TokenBudget,
+    fit_prompt,
+    render_alone,
+    units_that_fit,
+)
 from generators.rulerv2.niah_basic import draw_unique
 from generators.rulerv2.pools import DocQaPool, McqPool
 from generators.rulerv2.spec import BENCHMARK, ItemTaskSpec
 from generators.rulerv2.templates import (
-    ACTUAL_TASK, EXAMPLES_HEADER, PAPER_ACTUAL_TASK, PAPER_EXAMPLES_HEADER, ItemTemplate, item_templates, ordinal,
+    ACTUAL_TASK,
+    EXAMPLES_HEADER,
+    PAPER_ACTUAL_TASK,
+    PAPER_EXAMPLES_HEADER,
+    ItemTemplate,
+    item_templates,
+    ordinal,
 )
 from generators.seeding import rng_for
+from needlework.errors import BudgetError, SpecError
 from needlework.tokens import TokenCounter
 
 GOLD_ATTEMPTS = 64

@@ -15,18 +15,24 @@ formatted, so a sample costs little more than its one verifying encode.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from string import Formatter
-from typing import Iterator, Sequence
 
 import numpy as np
 
-from generators.budget import DigitCounts, PieceCounts, TokenBudget, render_alone, units_that_fit
-from needlework.errors import SpecError
+from generators.budget import (
+    DigitCounts,
+    PieceCounts,
+    TokenBudget,
+    render_alone,
+    units_that_fit,
+)
 from generators.haystack import Frame, fill_haystack, needle_renderer
 from generators.rulerv2.spec import BENCHMARK, NiahBasicSpec
 from generators.rulerv2.templates import NIAH_BASIC, NiahTemplate
 from generators.seeding import rng_for
+from needlework.errors import SpecError
 from needlework.tokens import TokenCounter
 
 _CODE_LIMIT = 2**62
@@ -47,7 +53,7 @@ class KeyWords:
     nouns: tuple[str, ...]
 
     @classmethod
-    def from_lists(cls, adjectives: Sequence[str], nouns: Sequence[str]) -> "KeyWords":
+    def from_lists(cls, adjectives: Sequence[str], nouns: Sequence[str]) -> KeyWords:
         """Clean, de-duplicate and sort two word lists into a vocabulary."""
         def clean(words: Sequence[str]) -> tuple[str, ...]:
             return tuple(sorted({w.strip() for w in words if _is_key_word(w.strip())}))
