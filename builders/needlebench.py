@@ -37,6 +37,7 @@ from generators.needlebench.spec import (
     SPARSE_TASKS,
     TASKS,
     AtcSpec,
+    AtcStyle,
     BudgetRule,
     MrtLayout,
     SparseSpec,
@@ -111,12 +112,17 @@ OFFICIAL_FILES: tuple[str, ...] = (
     "opencompass/datasets/needlebench_v2/origin.py",
     "opencompass/datasets/needlebench_v2/parallel.py",
     "opencompass/datasets/needlebench_v2/multi.py",
+    "opencompass/configs/datasets/needlebench_v2/atc/atc_0shot_nocot_2_power_en.py",
+    "opencompass/datasets/needlebench_v2/atc.py",
+    "opencompass/datasets/needlebench_v2/atc_elder_only.py",
 )
 """The OpenCompass files (open-compass/opencompass) the paper preset reproduces."""
 PRESET_DEPARTURES: tuple[str, ...] = (
     "needles go to the sentence boundary nearest their depth (OpenCompass cuts the filler at a token)",
     "retrieval needles are needlework's fictional statements (OpenCompass draws from its needles.jsonl)",
     "Chinese filler is the local zh_prose unless --filler-zh names ChineseDomainModelingEval",
+    "kinship names are Faker's en_US / zh_CN lists (OpenCompass draws from its names.json)",
+    "ATC links include atc_elder_only.py's child form, which counts one generation as written",
 )
 """Where the paper preset still differs from OpenCompass v2 (recorded in the manifest and the card)."""
 
@@ -166,6 +172,7 @@ class NeedleBenchBuild:
         mrs_needles: Kinship needle counts of M-RS.
         atc_needles: Needle counts of ATC.
         question_types: ATC question types.
+        atc_style: ``needlework`` (the extended, harder variant) or ``official`` (OpenCompass v2's ATC).
         buffer: Tokens kept below each target, per language.
         budget_rule: ``prompt`` (the whole prompt within ``length - buffer``) or ``context``
             (filler and needles within it, OpenCompass v2's rule).
@@ -192,6 +199,8 @@ class NeedleBenchBuild:
     mrs_needles: tuple[int, ...] = option(DEFAULT_MRS_NEEDLES, "Kinship needle counts of M-RS.")
     atc_needles: tuple[int, ...] = option(DEFAULT_ATC_NEEDLES, "ATC needle counts.", flag="needles")
     question_types: tuple[str, ...] = option(QUESTION_TYPES, "ATC question types.")
+    atc_style: AtcStyle = option("needlework", "ATC wording: needlework (extended vocabulary, questions anywhere in the "  # noqa: RUF009
+                                               "chain: harder) or official (OpenCompass v2's terms, whole-chain questions, prompts).")
     buffer: dict[str, int] = option(DEFAULT_BUFFER, "Tokens kept below each target, per language.", parse=parse_buffer,
                                     show=show_buffer)
     budget_rule: BudgetRule = option("prompt", "How a length is spent: prompt (whole prompt within length - buffer) "  # noqa: RUF009
@@ -228,7 +237,8 @@ class NeedleBenchBuild:
         Grids, buffers and repeats are OpenCompass v2's (:data:`OFFICIAL_FILES`): lengths
         :data:`OFFICIAL_V2_LENGTHS`, depths 0, 10, ..., 100, buffers :data:`OFFICIAL_V2_BUFFER`,
         R = 10 for S-RT and M-RS and 25 for M-RT, M-RT with one needle per depth, M-RS with 2 to 5
-        needles, the ``context`` budget rule, and the filler of :data:`PAPER_FILLER`.
+        needles, the ``context`` budget rule, the filler of :data:`PAPER_FILLER`, and ATC in the official
+        style with 2, 4, ..., 512 needles, all four question types and R = 10 (atc_0shot_nocot_2_power_en.py).
 
         Raises:
             SpecError: The preset needs local filler (an information-sparse task with the filler left at
@@ -242,7 +252,8 @@ class NeedleBenchBuild:
             "lengths": OFFICIAL_V2_LENGTHS[scale], "depths": DEFAULT_DEPTHS, "repeats": OFFICIAL_V2_REPEATS["s-rt"],
             "mrt_needles": len(depths), "mrt_layout": "per-depth", "mrt_repeats": OFFICIAL_V2_REPEATS["m-rt"],
             "mrs_needles": DEFAULT_MRS_NEEDLES, "buffer": dict(OFFICIAL_V2_BUFFER[scale]), "budget_rule": "context",
-            "tokenizer": DEFAULT_TOKENIZER,
+            "tokenizer": DEFAULT_TOKENIZER, "atc_needles": DEFAULT_ATC_NEEDLES, "question_types": QUESTION_TYPES,
+            "atc_style": "official",
         }
         for lang in LANGS:
             name = f"filler_{lang}"
@@ -262,7 +273,7 @@ class NeedleBenchBuild:
         scale = preset_scale(self.preset)
         values = {name: getattr(self, name) for name in (
             "lengths", "depths", "repeats", "mrt_needles", "mrt_layout", "mrt_repeats", "mrs_needles", "buffer",
-            "budget_rule", "filler_en", "filler_zh", "tokenizer")}
+            "budget_rule", "filler_en", "filler_zh", "tokenizer", "atc_needles", "question_types", "atc_style")}
         return {"name": self.preset, "scale": scale, "values": values,
                 "official_files": [f.format(scale=scale) for f in OFFICIAL_FILES],
                 "departures": list(PRESET_DEPARTURES)}
@@ -272,7 +283,7 @@ class NeedleBenchBuild:
         for task in self.tasks:
             for lang in self.langs:
                 if task == "atc":
-                    yield AtcSpec(lang, self.atc_needles, self.question_types, self.repeats)  # type: ignore[arg-type]
+                    yield AtcSpec(lang, self.atc_needles, self.question_types, self.repeats, self.atc_style)  # type: ignore[arg-type]
                     continue
                 counts = {"s-rt": (1,), "m-rt": (self.mrt_needles,), "m-rs": self.mrs_needles}[task]
                 mrt = task == "m-rt"

@@ -4,17 +4,34 @@ Every sentence of the context is a needle: one link of a chain of ``N + 1`` peop
 order, with no filler. The prompt is the paper's Figure 12 (its goal and question changed for
 the other three question types, see :mod:`generators.needlebench.templates`). The length of a
 sample follows from its needle count; the row records the exact token count from one encode.
+
+With ``style="official"`` the links, questions and prompts are OpenCompass v2's
+(:mod:`generators.needlebench.official`, ``opencompass/datasets/needlebench_v2/atc.py``): each link a
+uniformly drawn sentence form and term, the sentences shuffled and joined with nothing between them,
+and every question about the two ends of the chain.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from generators.budget import token_indices
-from generators.needlebench.kinship import SENTENCE_JOINER, PersonNames, answer_question, kinship_chain
+from generators.needlebench.kinship import (
+    SENTENCE_JOINER,
+    PersonNames,
+    answer_question,
+    kinship_chain,
+)
+from generators.needlebench.official import (
+    OFFICIAL_ATC_PROMPTS,
+    OFFICIAL_LINKS,
+    OFFICIAL_STORY_JOINER,
+    OFFICIAL_TERMS,
+)
 from generators.needlebench.rows import needle_records, row
 from generators.needlebench.spec import BENCHMARK, AtcSpec
 from generators.needlebench.templates import KINSHIP, kinship_tail
@@ -45,7 +62,8 @@ def generate_atc(spec: AtcSpec, *, seed: int, tokens: TokenCounter, names: Perso
     come from the key ``needles=<N>/q=<type>/r=<r>``. Each text is encoded while the next sample
     is drawn (:func:`generators.pipeline.encoded_ahead`).
     """
-    for draft, _, token_starts in encoded_ahead(tokens, _drafts(spec, seed, names)):
+    drafts = _official_drafts(spec, seed, names) if spec.style == "official" else _drafts(spec, seed, names)
+    for draft, _, token_starts in encoded_ahead(tokens, drafts):
         at = token_indices(token_starts, draft.bounds)
         t0, t1 = int(at[0]), int(at[-1])
         depth = np.round(100.0 * (at[:-1] - t0) / max(t1 - t0, 1), 4)
@@ -83,3 +101,50 @@ def _drafts(spec: AtcSpec, seed: int, names: PersonNames) -> Iterator[tuple[str,
                 bounds = len(intro) + np.concatenate(([0], np.cumsum(lengths + len(joiner))))
                 bounds[-1] -= len(joiner)
                 yield text, _Draft(key, count, question_type, r, text, question, ask.answer, sentences, bounds)
+
+
+OFFICIAL_EXAMPLE_NAMES: frozenset[str] = frozenset({
+    "James Hill", "Jasmine Lane", "Andrew Williams", "Dan Newton", "Jeff White", "Kevin Le", "Shelley Mills",
+    "Christopher Baker", "Mary Johnson", "张强", "马克", "李明", "张红", "小明", "王华", "王刚", "王鹏", "刘芳",
+})
+"""Names OpenCompass's ATC prompts use in their examples and notes; no generated person may have one."""
+
+
+def _official_drafts(spec: AtcSpec, seed: int, names: PersonNames) -> Iterator[tuple[str, _Draft]]:
+    """OpenCompass v2's ATC samples (atc.py): whole-chain questions, the official vocabulary and prompts."""
+    people_names = replace(names, avoid=names.avoid | OFFICIAL_EXAMPLE_NAMES)
+    terms, links = OFFICIAL_TERMS[spec.lang], OFFICIAL_LINKS[spec.lang]
+    prompts = OFFICIAL_ATC_PROMPTS[spec.lang]
+    for count in spec.needle_counts:
+        for question_type in spec.question_types:
+            template = prompts[question_type]
+            for r in range(spec.repeats):
+                key = f"needles={count}/q={question_type}/r={r:03d}"
+                rng = rng_for(seed, BENCHMARK, f"atc-{spec.lang}-official", key)
+                people = people_names.draw(rng, count + 1, spec.lang)
+                forms = rng.integers(len(links), size=count).tolist()
+                picked = rng.integers(len(terms), size=count).tolist()
+                sentences_in_chain = []
+                total = 0
+                for k, (form, term) in enumerate(zip(forms, picked)):
+                    role, gap = terms[term]
+                    link = links[form]
+                    total += gap if "{role}" in link else 1
+                    sentences_in_chain.append(link.format(elder=people[k], younger=people[k + 1], role=role))
+                order = rng.permutation(count)
+                sentences = [sentences_in_chain[i] for i in order.tolist()]
+                story = OFFICIAL_STORY_JOINER.join(sentences)
+                eldest, youngest = people[0], people[-1]
+                fields, answer = {
+                    "eldest_ancestor": ({"last_person": youngest}, eldest),
+                    "nth_ancestor": ({"person": youngest, "n": total}, eldest),
+                    "nth_descendant": ({"person": eldest, "n": total}, youngest),
+                    "relationship_distance": ({"person_a": eldest, "person_b": youngest}, str(total)),
+                }[question_type]
+                head = template.split("{shuffled_story}", 1)[0].format(**fields)
+                text = template.format(shuffled_story=story, **fields)
+                question = text.rstrip("\n").rsplit("\n", 1)[-1]
+                lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=count)
+                bounds = len(head) + np.concatenate(([0], np.cumsum(lengths + len(OFFICIAL_STORY_JOINER))))
+                bounds[-1] -= len(OFFICIAL_STORY_JOINER)
+                yield text, _Draft(key, count, question_type, r, text, question, answer, sentences, bounds)

@@ -13,6 +13,7 @@ BENCHMARK = "needlebench"
 Task = Literal["s-rt", "m-rt", "m-rs", "atc"]
 Lang = Literal["en", "zh"]
 QuestionType = Literal["eldest_ancestor", "nth_ancestor", "nth_descendant", "relationship_distance"]
+AtcStyle = Literal["needlework", "official"]
 
 TASKS: tuple[str, ...] = get_args(Task)
 SPARSE_TASKS: tuple[str, ...] = ("s-rt", "m-rt", "m-rs")
@@ -20,6 +21,13 @@ SPARSE_TASKS: tuple[str, ...] = ("s-rt", "m-rt", "m-rs")
 LANGS: tuple[str, ...] = get_args(Lang)
 QUESTION_TYPES: tuple[str, ...] = get_args(QuestionType)
 """ATC's four question types (paper §3.2, "Task Diversity")."""
+ATC_STYLES: tuple[str, ...] = get_args(AtcStyle)
+"""How ATC is written. ``needlework``: the extended vocabulary (great-grandparents, descendant roles, more
+sentence forms), questions about people anywhere in the chain and the paper's Figure 12 frame: a harder
+variant. ``official``: OpenCompass v2 (:mod:`generators.needlebench.official`): the ten terms plus "child of",
+every question about the whole chain (eldest ancestor of the youngest; the ancestor the total number of
+generations above the youngest; the descendant that many below the eldest; the distance between the two
+ends), and atc.py's prompts word for word."""
 RETRIEVAL = "retrieval"
 """The question type of S-RT and M-RT rows."""
 
@@ -171,12 +179,14 @@ class AtcSpec:
         needle_counts: Kinship needles per question (the chain has one more person than needles).
         question_types: Which of :data:`QUESTION_TYPES` to ask (each is its own row).
         repeats: R, questions per (needle count, question type), each with new names and relations.
+        style: ``needlework`` or ``official`` (:data:`ATC_STYLES`).
     """
 
     lang: Lang
     needle_counts: tuple[int, ...] = DEFAULT_ATC_NEEDLES
     question_types: tuple[str, ...] = field(default=QUESTION_TYPES)
     repeats: int = DEFAULT_REPEATS
+    style: AtcStyle = "needlework"
 
     def __post_init__(self) -> None:
         _check_langs((self.lang,))
@@ -184,6 +194,8 @@ class AtcSpec:
         if not self.question_types or not set(self.question_types) <= set(QUESTION_TYPES) or len(set(self.question_types)) != len(self.question_types):
             raise SpecError(f"question types must be distinct values from {', '.join(QUESTION_TYPES)}, got {', '.join(self.question_types) or '(none)'}")
         _check_ints("repeats", (self.repeats,), 1)
+        if self.style not in ATC_STYLES:
+            raise SpecError(f"ATC style must be one of {', '.join(ATC_STYLES)}; got {self.style!r}")
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:

@@ -77,6 +77,8 @@ def test_paper_preset_values(shared_env, preset, scale):
     assert spec.repeats == 10 and spec.mrt_repeats == 25 and spec.mrs_needles == (2, 3, 4, 5)
     assert spec.mrt_layout == "per-depth" and spec.mrt_needles == 11
     assert spec.budget_rule == "context" and spec.tokenizer == "cl100k_base"
+    # atc_0shot_nocot_2_power_en.py: 2..512 needles, 10 repeats, atc.py's four question types
+    assert spec.atc_style == "official" and spec.atc_needles == tuple(2**k for k in range(1, 10))
     assert spec.filler_en == str(shared_env / "paul_graham_essays")
     assert spec.filler_zh == str(shared_env / "zh_prose")
     by_task = {(s.task, s.lang): s for s in spec.specs() if isinstance(s, SparseSpec)}
@@ -123,10 +125,11 @@ def test_context_rule_allows_a_buffer_above_the_shortest_length():
 
 @pytest.fixture(scope="module")
 def paper_release(shared_data, tmp_path_factory):
-    """A small paper-preset build: S-RT and M-RT at 1K and 8K, both languages, real filler."""
+    """A small paper-preset build: S-RT and M-RT at 1K and 8K, ATC at 2 and 4 needles, both languages, real filler."""
     env = pytest.MonkeyPatch()
     env.setenv("NEEDLEWORK_SHARED_DATA", str(shared_data))
-    spec = NeedleBenchBuild(preset="paper", tasks=("s-rt", "m-rt"), lengths=(1000, 8000), repeats=1, mrt_repeats=2)
+    spec = NeedleBenchBuild(preset="paper", tasks=("s-rt", "m-rt", "atc"), lengths=(1000, 8000), repeats=1, mrt_repeats=2,
+                            atc_needles=(2, 4))
     out = tmp_path_factory.mktemp("paper") / "release"
     build(spec, out, progress=False)
     env.undo()
@@ -145,7 +148,18 @@ def test_manifest_records_every_preset_value(paper_release):
     assert values["filler_en"].endswith("paul_graham_essays") and values["filler_zh"].endswith("zh_prose")
     assert "opencompass/datasets/needlebench_v2/parallel.py" in record["official_files"]
     assert record["departures"]
+    assert values["atc_style"] == "official"
     assert "--preset paper" in manifest["build"]["command"]
+
+
+def test_paper_atc_is_the_official_prompt(paper_release):
+    """atc.py: the eldest-ancestor prompt opens with the Ancestral Trace Challenge paragraph and asks about the chain's end."""
+    out = paper_release[1]
+    rows = datasets.load_dataset(str(out), "atc-en", split="test")
+    assert len(rows) == 2 * 4 * 1
+    first = rows[0]
+    assert first["input"].startswith("Here is a test for multi-step reasoning ability called the Ancestral Trace Challenge.")
+    assert first["query"].startswith("Given the scrambled family relationships described above, who is the eldest relative")
 
 
 def test_m_rt_rows_hold_one_needle_at_every_depth(paper_release):
