@@ -98,11 +98,17 @@ class Task(Protocol):
         ...
 
 
-def strip_reasoning(response: str, thinking_end: str | None) -> str:
-    """The text after the last ``thinking_end`` marker (all of it when the marker is absent)."""
+def after_reasoning(response: str, thinking_end: str | None) -> str:
+    """The text after the last ``thinking_end`` marker (all of it when the marker is absent), as written:
+    for official scorers that read the generation untrimmed (NeMo-Skills ``eval_ruler2``)."""
     if thinking_end and thinking_end in response:
-        response = response.rsplit(thinking_end, 1)[1]
-    return response.strip()
+        return response.rsplit(thinking_end, 1)[1]
+    return response
+
+
+def strip_reasoning(response: str, thinking_end: str | None) -> str:
+    """The text after the last ``thinking_end`` marker (all of it when the marker is absent), trimmed."""
+    return after_reasoning(response, thinking_end).strip()
 
 
 def last_boxed(response: str) -> str | None:

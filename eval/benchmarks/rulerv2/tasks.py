@@ -2,7 +2,8 @@ r"""The 12 RULERv2 tasks: three domains (multi-key NIAH, multi-value NIAH, multi
 
 Every task renders the row's prompt as built; the tasks differ only in how the answer is read out
 of the response and scored, one row of :data:`RULES` per task, not a class per task. Every rule
-runs on the response after :func:`strip_reasoning`.
+runs on the response after the reasoning (:func:`eval.task.after_reasoning`; trimmed only under the
+lenient reading).
 
 By default (``TaskOptions(scoring="official")``) the tasks score as RULERv2's official code does
 (NeMo-Skills ``eval_ruler2``, :func:`eval.scoring.official_ruler_score`) on the whole response: the
@@ -48,7 +49,7 @@ from eval.scoring import (
     official_ruler_score,
     ruler_score,
 )
-from eval.task import TaskOptions, last_boxed, strip_reasoning
+from eval.task import TaskOptions, after_reasoning, last_boxed, strip_reasoning
 from generators.rulerv2.spec import BENCHMARK
 from needlework.errors import SpecError
 
@@ -293,8 +294,14 @@ class RulerTask:
         return {"length": int(row["target_tokens"]), "depth": depth, "domain": self.domain, "level": self.level}
 
     def extract(self, response: str) -> str:
-        """This task's answer (:attr:`TaskRule.extract`) in the response after any reasoning."""
-        return self.rule.extract(strip_reasoning(response, self.options.thinking_end))
+        """This task's answer (:attr:`TaskRule.extract`) in the response after any reasoning.
+
+        Officially the response is not trimmed: ``eval_ruler2`` scores the generation as written, so
+        a trailing blank line still closes a copied ``Document N:`` block ("part") and still opens an
+        empty last paragraph ("2steps"). The lenient reading trims it.
+        """
+        after = self.options.by_scoring(after_reasoning, strip_reasoning)
+        return self.rule.extract(after(response, self.options.thinking_end))
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """The task's scorer (:attr:`TaskRule.score`) on the extracted prediction."""
