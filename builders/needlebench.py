@@ -40,6 +40,8 @@ from generators.needlebench.spec import (
     AtcStyle,
     BudgetRule,
     MrtLayout,
+    PromptStyle,
+    QuestionPosition,
     SparseSpec,
     parse_lengths,
 )
@@ -119,7 +121,8 @@ OFFICIAL_FILES: tuple[str, ...] = (
 """The OpenCompass files (open-compass/opencompass) the paper preset reproduces."""
 PRESET_DEPARTURES: tuple[str, ...] = (
     "needles go to the sentence boundary nearest their depth (OpenCompass cuts the filler at a token)",
-    "retrieval needles are needlework's fictional statements (OpenCompass draws from its needles.jsonl)",
+    ("retrieval needles are needlework's fictional statements (OpenCompass draws from its needles.jsonl); the S-RT "
+     "question wording follows the paper's Figures 7-9 and the quoting parallel.py's parsing implies"),
     "Chinese filler is the local zh_prose unless --filler-zh names ChineseDomainModelingEval",
     "kinship names are Faker's en_US / zh_CN lists (OpenCompass draws from its names.json)",
     "ATC links include atc_elder_only.py's child form, which counts one generation as written",
@@ -170,6 +173,9 @@ class NeedleBenchBuild:
         mrt_layout: ``spread`` (a row per depth) or ``per-depth`` (one needle per depth, a row per length).
         mrt_repeats: R of M-RT (0: ``repeats``).
         mrs_needles: Kinship needle counts of M-RS.
+        mrs_layout: ``spread`` or ``diff`` (multi.py's 10 % steps).
+        sparse_style: ``needlework`` or ``official`` information-sparse prompts.
+        question_position: ``end`` or ``start`` (official prompts only).
         atc_needles: Needle counts of ATC.
         question_types: ATC question types.
         atc_style: ``needlework`` (the extended, harder variant) or ``official`` (OpenCompass v2's ATC).
@@ -197,6 +203,12 @@ class NeedleBenchBuild:
                                              "per-depth (one needle at every depth, a row per length).")
     mrt_repeats: int = option(0, "R of M-RT (0: --repeats).", default_text="")
     mrs_needles: tuple[int, ...] = option(DEFAULT_MRS_NEEDLES, "Kinship needle counts of M-RS.")
+    mrs_layout: MrtLayout = option("spread", "M-RS layout: spread (from the row's depth to the end) or diff (each "  # noqa: RUF009
+                                             "needle 10% after the previous, OpenCompass v2).")
+    sparse_style: PromptStyle = option("needlework", "S-RT/M-RT/M-RS prompts: needlework (the paper's figures) or "  # noqa: RUF009
+                                                     "official (OpenCompass v2's prompts word for word).")
+    question_position: QuestionPosition = option("end", "Official prompts only: ask after (end) or before (start) "  # noqa: RUF009
+                                                        "the document.")
     atc_needles: tuple[int, ...] = option(DEFAULT_ATC_NEEDLES, "ATC needle counts.", flag="needles")
     question_types: tuple[str, ...] = option(QUESTION_TYPES, "ATC question types.")
     atc_style: AtcStyle = option("needlework", "ATC wording: needlework (extended vocabulary, questions anywhere in the "  # noqa: RUF009
@@ -253,7 +265,7 @@ class NeedleBenchBuild:
             "mrt_needles": len(depths), "mrt_layout": "per-depth", "mrt_repeats": OFFICIAL_V2_REPEATS["m-rt"],
             "mrs_needles": DEFAULT_MRS_NEEDLES, "buffer": dict(OFFICIAL_V2_BUFFER[scale]), "budget_rule": "context",
             "tokenizer": DEFAULT_TOKENIZER, "atc_needles": DEFAULT_ATC_NEEDLES, "question_types": QUESTION_TYPES,
-            "atc_style": "official",
+            "atc_style": "official", "mrs_layout": "diff", "sparse_style": "official",
         }
         for lang in LANGS:
             name = f"filler_{lang}"
@@ -273,7 +285,8 @@ class NeedleBenchBuild:
         scale = preset_scale(self.preset)
         values = {name: getattr(self, name) for name in (
             "lengths", "depths", "repeats", "mrt_needles", "mrt_layout", "mrt_repeats", "mrs_needles", "buffer",
-            "budget_rule", "filler_en", "filler_zh", "tokenizer", "atc_needles", "question_types", "atc_style")}
+            "budget_rule", "filler_en", "filler_zh", "tokenizer", "atc_needles", "question_types", "atc_style",
+            "mrs_layout", "sparse_style", "question_position")}
         return {"name": self.preset, "scale": scale, "values": values,
                 "official_files": [f.format(scale=scale) for f in OFFICIAL_FILES],
                 "departures": list(PRESET_DEPARTURES)}
@@ -288,8 +301,9 @@ class NeedleBenchBuild:
                 counts = {"s-rt": (1,), "m-rt": (self.mrt_needles,), "m-rs": self.mrs_needles}[task]
                 mrt = task == "m-rt"
                 repeats = self.mrt_repeats if mrt and self.mrt_repeats else self.repeats
+                layout = {"s-rt": "spread", "m-rt": self.mrt_layout, "m-rs": self.mrs_layout}[task]
                 yield SparseSpec(task, lang, self.lengths, self.depths, repeats, counts, self.buffer[lang],  # type: ignore[arg-type]
-                                 self.budget_rule, self.mrt_layout if mrt else "spread")
+                                 self.budget_rule, layout, self.sparse_style, self.question_position)  # type: ignore[arg-type]
 
     def filler_source(self, lang: str) -> str:
         """The filler source of a language."""

@@ -28,9 +28,10 @@ from generators.needlebench.kinship import (
 )
 from generators.needlebench.official import (
     OFFICIAL_ATC_PROMPTS,
+    OFFICIAL_EXAMPLE_NAMES,
     OFFICIAL_LINKS,
     OFFICIAL_STORY_JOINER,
-    OFFICIAL_TERMS,
+    official_chain,
 )
 from generators.needlebench.rows import needle_records, row
 from generators.needlebench.spec import BENCHMARK, AtcSpec
@@ -103,17 +104,10 @@ def _drafts(spec: AtcSpec, seed: int, names: PersonNames) -> Iterator[tuple[str,
                 yield text, _Draft(key, count, question_type, r, text, question, ask.answer, sentences, bounds)
 
 
-OFFICIAL_EXAMPLE_NAMES: frozenset[str] = frozenset({
-    "James Hill", "Jasmine Lane", "Andrew Williams", "Dan Newton", "Jeff White", "Kevin Le", "Shelley Mills",
-    "Christopher Baker", "Mary Johnson", "张强", "马克", "李明", "张红", "小明", "王华", "王刚", "王鹏", "刘芳",
-})
-"""Names OpenCompass's ATC prompts use in their examples and notes; no generated person may have one."""
-
-
 def _official_drafts(spec: AtcSpec, seed: int, names: PersonNames) -> Iterator[tuple[str, _Draft]]:
     """OpenCompass v2's ATC samples (atc.py): whole-chain questions, the official vocabulary and prompts."""
     people_names = replace(names, avoid=names.avoid | OFFICIAL_EXAMPLE_NAMES)
-    terms, links = OFFICIAL_TERMS[spec.lang], OFFICIAL_LINKS[spec.lang]
+    links = OFFICIAL_LINKS[spec.lang]
     prompts = OFFICIAL_ATC_PROMPTS[spec.lang]
     for count in spec.needle_counts:
         for question_type in spec.question_types:
@@ -122,15 +116,7 @@ def _official_drafts(spec: AtcSpec, seed: int, names: PersonNames) -> Iterator[t
                 key = f"needles={count}/q={question_type}/r={r:03d}"
                 rng = rng_for(seed, BENCHMARK, f"atc-{spec.lang}-official", key)
                 people = people_names.draw(rng, count + 1, spec.lang)
-                forms = rng.integers(len(links), size=count).tolist()
-                picked = rng.integers(len(terms), size=count).tolist()
-                sentences_in_chain = []
-                total = 0
-                for k, (form, term) in enumerate(zip(forms, picked)):
-                    role, gap = terms[term]
-                    link = links[form]
-                    total += gap if "{role}" in link else 1
-                    sentences_in_chain.append(link.format(elder=people[k], younger=people[k + 1], role=role))
+                sentences_in_chain, total = official_chain(rng, people, spec.lang, links)
                 order = rng.permutation(count)
                 sentences = [sentences_in_chain[i] for i in order.tolist()]
                 story = OFFICIAL_STORY_JOINER.join(sentences)

@@ -18,6 +18,10 @@ The prompts keep OpenCompass's fields: ``{shuffled_story}``, ``{last_person}``, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 OFFICIAL_TERMS: dict[str, tuple[tuple[str, int], ...]] = {
     "en": (
         ("father", 1), ("mother", 1), ("dad", 1), ("mom", 1), ("grandfather", 2), ("grandmother", 2),
@@ -213,3 +217,29 @@ OFFICIAL_ATC_PROMPTS: dict[str, dict[str, str]] = {
     },
 }
 """Language -> question type -> the whole ATC prompt (atc.py), ready for :meth:`str.format`."""
+
+OFFICIAL_EXAMPLE_NAMES: frozenset[str] = frozenset({
+    "James Hill", "Jasmine Lane", "Andrew Williams", "Dan Newton", "Jeff White", "Kevin Le", "Shelley Mills",
+    "Christopher Baker", "Mary Johnson", "张强", "马克", "李明", "张红", "小明", "王华", "王刚", "王鹏", "刘芳",
+})
+"""Names OpenCompass's ATC and M-RS prompts use in their examples and notes; no generated person may have one."""
+
+
+def official_chain(rng: np.random.Generator, people: Sequence[str], lang: str,
+                   links: Sequence[str]) -> tuple[list[str], int]:
+    """The link sentences (in chain order) of ``people`` (eldest first) and the generations they span.
+
+    Each link draws a sentence form from ``links`` and a term from :data:`OFFICIAL_TERMS` uniformly
+    (atc.py's ``random.choice(templates)``, ``random.choice(relationship_terms)``); a form without
+    ``{role}`` (the child form) spans one generation.
+    """
+    terms = OFFICIAL_TERMS[lang]
+    count = len(people) - 1
+    forms = rng.integers(len(links), size=count).tolist()
+    picked = rng.integers(len(terms), size=count).tolist()
+    sentences, total = [], 0
+    for k, (form, term) in enumerate(zip(forms, picked)):
+        role, gap = terms[term]
+        total += gap if "{role}" in links[form] else 1
+        sentences.append(links[form].format(elder=people[k], younger=people[k + 1], role=role))
+    return sentences, total

@@ -23,7 +23,7 @@ needle's ``requested_depth`` says where it was asked to go, so a scorer can scor
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,15 @@ from generators.haystack import Frame, fill_haystack, needle_renderer
 from generators.needlebench.filler import Filler
 from generators.needlebench.kinship import PersonNames, answer_question, kinship_chain
 from generators.needlebench.needles import retrieval_needles
+from generators.needlebench.official import OFFICIAL_EXAMPLE_NAMES, official_chain
+from generators.needlebench.official_sparse import (
+    MRS_DIFF_PERCENT,
+    MRS_LINKS,
+    MRS_QUESTION,
+    NEEDLE_WRAP,
+    official_frame,
+    retrieval_question,
+)
 from generators.needlebench.rows import (
     NEEDLE_SEPARATOR,
     placed_needles,
@@ -68,6 +77,8 @@ class SparseContent:
 
 def sparse_content(spec: SparseSpec, rng: np.random.Generator, count: int, names: PersonNames) -> SparseContent:
     """The needles, prompt frame and answers of one repetition with ``count`` needles."""
+    if spec.style == "official":
+        return official_content(spec, rng, count, names)
     frame = SPARSE[spec.lang]
     if spec.task == "m-rs":
         chain = kinship_chain(rng, count, spec.lang, names)
@@ -93,6 +104,55 @@ def sparse_content(spec: SparseSpec, rng: np.random.Generator, count: int, names
                          questions, keywords, RETRIEVAL)
 
 
+def official_content(spec: SparseSpec, rng: np.random.Generator, count: int, names: PersonNames) -> SparseContent:
+    """:func:`sparse_content` in OpenCompass v2's words (origin.py, parallel.py, multi.py).
+
+    M-RS: ``count`` links of ``count + 1`` people (multi.py draws ``num_needles + 1`` names) in atc.py's
+    link sentences, shuffled; the answer is the eldest. ``names`` must already avoid
+    :data:`generators.needlebench.official.OFFICIAL_EXAMPLE_NAMES`.
+    """
+    if spec.task == "m-rs":
+        people = names.draw(rng, count + 1, spec.lang)
+        sentences, _ = official_chain(rng, people, spec.lang, MRS_LINKS[spec.lang])
+        order = rng.permutation(count)
+        question = MRS_QUESTION[spec.lang].format(last_person=people[-1])
+        before, after = official_frame("m-rs", spec.lang, spec.question_position, retrieval_question=question,
+                                       last_person=people[-1])
+        return SparseContent(tuple(sentences[i] for i in order.tolist()), ("",) * count, Frame(before, after), question,
+                             (people[0],), "eldest_ancestor")
+    needles = retrieval_needles(rng, count, spec.lang)
+    question = retrieval_question(spec.task, spec.lang, [n.question for n in needles], [n.answer_format for n in needles])
+    before, after = official_frame(spec.task, spec.lang, spec.question_position, retrieval_question=question)
+    keywords = tuple(n.keyword for n in needles)
+    return SparseContent(tuple(n.text for n in needles), keywords, Frame(before, after), question, keywords, RETRIEVAL)
+
+
+def _placed(spec: SparseSpec, needles: tuple[str, ...]) -> list[str]:
+    """Needles as inserted: with the language's separator after each, or on their own line (official)."""
+    if spec.style == "official":
+        return [NEEDLE_WRAP + n + NEEDLE_WRAP for n in needles]
+    return [n + NEEDLE_SEPARATOR[spec.lang] for n in needles]
+
+
+def _needle_records(spec: SparseSpec, content: SparseContent, placements: list, depths: list[float]) -> list[dict[str, Any]]:
+    """The ``needles`` column; an official-style needle's ``char_offset`` is its text's, after the line break
+    it is inserted with (its ``token_offset`` stays the inserted piece's)."""
+    records = placed_needles(content.needles, placements, content.keywords, depths)
+    if spec.style == "official":
+        for record in records:
+            record["char_offset"] += len(NEEDLE_WRAP)
+    return records
+
+
+def _needle_depths(spec: SparseSpec, depth: float | None, count: int) -> list[float]:
+    """Requested depth of each needle of a row: the grid (per-depth), multi.py's steps (diff) or spread."""
+    if depth is None:
+        return list(map(float, spec.depths))
+    if spec.layout == "diff":
+        return [min(float(depth) + i * MRS_DIFF_PERCENT, 100.0) for i in range(count)]
+    return spread_depths(float(depth), count)
+
+
 def generate_sparse(spec: SparseSpec, *, seed: int, tokens: TokenCounter, filler: Filler,
                     names: PersonNames) -> Iterator[dict[str, Any]]:
     """Rows of one information-sparse task and language: needle counts x repeats x lengths x depths.
@@ -104,20 +164,21 @@ def generate_sparse(spec: SparseSpec, *, seed: int, tokens: TokenCounter, filler
         filler: The language's filler text, counted with ``tokens``.
         names: Person names for M-RS kinship needles.
     """
-    separator = NEEDLE_SEPARATOR[spec.lang]
+    if spec.style == "official":
+        names = replace(names, avoid=names.avoid | OFFICIAL_EXAMPLE_NAMES)
     for count in spec.needle_counts:
         for r in range(spec.repeats):
             rng = rng_for(seed, BENCHMARK, f"{spec.task}-{spec.lang}", f"needles={count}/r={r:03d}")
             content = sparse_content(spec, rng, count, names)
             start = int(rng.integers(len(filler.sentences)))
-            placed = [n + separator for n in content.needles]
+            placed = _placed(spec, content.needles)
             needle_tokens = tokens.count_batch(placed)
             frame_tokens = tokens.count(content.frame.prefix + content.frame.suffix)
             for length in spec.lengths:
                 budget = _budget(spec, length, content.frame, frame_tokens, placed, needle_tokens, tokens)
                 units, unit_tokens = filler.window(start, budget.limit)
                 for depth in _row_depths(spec):
-                    depths = list(map(float, spec.depths)) if depth is None else spread_depths(float(depth), count)
+                    depths = _needle_depths(spec, depth, count)
                     fitted = fill_haystack(units, unit_tokens, placed, needle_tokens, depths, content.frame,
                                            frame_tokens, budget, tokens)
                     at = "all" if depth is None else f"{float(depth):g}"
@@ -128,7 +189,7 @@ def generate_sparse(spec: SparseSpec, *, seed: int, tokens: TokenCounter, filler
                         depth=None if depth is None else float(depth), needle_count=count,
                         question_type=content.question_type, repeat=r, n_tokens=fitted.n_tokens,
                         length_buffer=spec.buffer, tokenizer=tokens.name, filler=filler.source,
-                        needles=placed_needles(content.needles, fitted.placements, content.keywords, depths),
+                        needles=_needle_records(spec, content, fitted.placements, depths),
                     )
 
 

@@ -86,12 +86,23 @@ included, has at most ``length - buffer`` tokens. ``context`` (OpenCompass v2,
 ``opencompass/datasets/needlebench_v2/{origin,parallel,multi}.py``): filler plus needles take
 ``max(length - buffer, needles)`` tokens and the instructions come on top; a buffer at or above the
 length leaves only the needles (OpenCompass's English 1K cells at buffer 3,000)."""
-MrtLayout = Literal["spread", "per-depth"]
+MrtLayout = Literal["spread", "per-depth", "diff"]
 MRT_LAYOUTS: tuple[str, ...] = get_args(MrtLayout)
 """M-RT needle layouts. ``spread`` (needlework's default): one row per depth, its needles spread
 from that depth to the end. ``per-depth`` (OpenCompass v2 ``NeedleBenchParallelDataset``,
 ``opencompass/datasets/needlebench_v2/parallel.py``): one row per length and repeat holding one
-needle at every depth of the grid, each needle scored at its own depth."""
+needle at every depth of the grid, each needle scored at its own depth. ``diff`` (OpenCompass v2
+``NeedleBenchMultiDataset``, ``opencompass/datasets/needlebench_v2/multi.py``, ``diff = 10``): the first
+needle at the row's depth, each next one 10 % of the filler further, at most at the end (M-RS)."""
+PromptStyle = Literal["needlework", "official"]
+PROMPT_STYLES: tuple[str, ...] = get_args(PromptStyle)
+"""Information-sparse prompts. ``needlework``: the paper's Appendix B figures (Chinese translated by
+needlework), needles between sentences. ``official``: OpenCompass v2's prompts word for word
+(:mod:`generators.needlebench.official_sparse`), the document in ``<Document>`` tags, each needle on its
+own line, M-RS needles from atc.py's link sentences."""
+QuestionPosition = Literal["end", "start"]
+QUESTION_POSITIONS: tuple[str, ...] = get_args(QuestionPosition)
+"""Where the official prompts ask: after the document (``End``) or before it (``Start``)."""
 
 
 def _check_ints(name: str, values: tuple[int, ...], low: int, high: int | None = None) -> None:
@@ -124,8 +135,10 @@ class SparseSpec:
         needle_counts: Needles per sample: one value for S-RT (1) and M-RT, any list for M-RS.
         buffer: Tokens kept below every target (see ``budget_rule``).
         budget_rule: ``prompt`` or ``context`` (:data:`BUDGET_RULES`).
-        layout: ``spread`` or ``per-depth`` (:data:`MRT_LAYOUTS`; ``per-depth`` is M-RT only and takes
-            one needle per depth).
+        layout: ``spread``, ``per-depth`` or ``diff`` (:data:`MRT_LAYOUTS`; ``per-depth`` is M-RT only and
+            takes one needle per depth).
+        style: ``needlework`` or ``official`` prompts (:data:`PROMPT_STYLES`).
+        question_position: ``end`` or ``start`` (official style only).
     """
 
     task: Task
@@ -137,6 +150,8 @@ class SparseSpec:
     buffer: int = 200
     budget_rule: BudgetRule = "prompt"
     layout: MrtLayout = "spread"
+    style: PromptStyle = "needlework"
+    question_position: QuestionPosition = "end"
 
     def __post_init__(self) -> None:
         if self.task not in SPARSE_TASKS:
@@ -160,6 +175,12 @@ class SparseSpec:
             raise SpecError(f"budget rule must be one of {', '.join(BUDGET_RULES)}; got {self.budget_rule!r}")
         if self.layout not in MRT_LAYOUTS:
             raise SpecError(f"layout must be one of {', '.join(MRT_LAYOUTS)}; got {self.layout!r}")
+        if self.style not in PROMPT_STYLES:
+            raise SpecError(f"prompt style must be one of {', '.join(PROMPT_STYLES)}; got {self.style!r}")
+        if self.question_position not in QUESTION_POSITIONS:
+            raise SpecError(f"question position must be one of {', '.join(QUESTION_POSITIONS)}; got {self.question_position!r}")
+        if self.question_position == "start" and self.style != "official":
+            raise SpecError("the question-first position exists in the official prompts only (style official)")
         if self.layout == "per-depth":
             if self.task != "m-rt":
                 raise SpecError(f"the per-depth layout is M-RT's; {self.task} takes spread")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-import datasets
+import pyarrow.parquet as pq
 import pytest
 
 from builders.needlebench import PRESETS, NeedleBenchBuild, build, expected_rows
@@ -33,6 +33,12 @@ from generators.needlebench.spec import (
 from needlework.errors import SpecError
 
 DEPTHS = tuple(float(d) for d in range(0, 101, 10))
+
+
+def read_rows(out, config: str) -> list[dict]:
+    """A config's test rows, read from its Parquet files (not through the ``datasets`` cache, which keys
+    on file names and sizes and can serve an earlier session's rows)."""
+    return [row for path in sorted((out / config).glob("test-*.parquet")) for row in pq.read_table(path).to_pylist()]
 
 
 @pytest.fixture
@@ -79,6 +85,8 @@ def test_paper_preset_values(shared_env, preset, scale):
     assert spec.budget_rule == "context" and spec.tokenizer == "cl100k_base"
     # atc_0shot_nocot_2_power_en.py: 2..512 needles, 10 repeats, atc.py's four question types
     assert spec.atc_style == "official" and spec.atc_needles == tuple(2**k for k in range(1, 10))
+    # origin.py / parallel.py / multi.py prompts, multi.py's diff = 10
+    assert spec.sparse_style == "official" and spec.mrs_layout == "diff" and spec.question_position == "end"
     assert spec.filler_en == str(shared_env / "paul_graham_essays")
     assert spec.filler_zh == str(shared_env / "zh_prose")
     by_task = {(s.task, s.lang): s for s in spec.specs() if isinstance(s, SparseSpec)}
@@ -148,14 +156,14 @@ def test_manifest_records_every_preset_value(paper_release):
     assert values["filler_en"].endswith("paul_graham_essays") and values["filler_zh"].endswith("zh_prose")
     assert "opencompass/datasets/needlebench_v2/parallel.py" in record["official_files"]
     assert record["departures"]
-    assert values["atc_style"] == "official"
+    assert values["atc_style"] == "official" and values["sparse_style"] == "official" and values["mrs_layout"] == "diff"
     assert "--preset paper" in manifest["build"]["command"]
 
 
 def test_paper_atc_is_the_official_prompt(paper_release):
     """atc.py: the eldest-ancestor prompt opens with the Ancestral Trace Challenge paragraph and asks about the chain's end."""
     out = paper_release[1]
-    rows = datasets.load_dataset(str(out), "atc-en", split="test")
+    rows = read_rows(out, "atc-en")
     assert len(rows) == 2 * 4 * 1
     first = rows[0]
     assert first["input"].startswith("Here is a test for multi-step reasoning ability called the Ancestral Trace Challenge.")
@@ -165,7 +173,7 @@ def test_paper_atc_is_the_official_prompt(paper_release):
 def test_m_rt_rows_hold_one_needle_at_every_depth(paper_release):
     """parallel.py: a row per length and repeat, needle i at ``depths[i]``, every keyword asked and scored at its depth."""
     out = paper_release[1]
-    rows = datasets.load_dataset(str(out), "m-rt-en", split="test")
+    rows = read_rows(out, "m-rt-en")
     assert len(rows) == 2 * 2
     for row in rows:
         assert row["depth"] is None and row["needle_count"] == 11 and "/depth=all/" in row["id"]
@@ -178,8 +186,8 @@ def test_m_rt_rows_hold_one_needle_at_every_depth(paper_release):
             assert needle["keyword"] in needle["text"]
 
 
-DOCUMENT = {"en": "The content of the long document is as follows\n\n", "zh": "长文档的内容如下\n\n"}
-ASK = {"en": "\n\nBased on the information in the document, now please answer: ", "zh": "\n\n根据文档中的信息，现在请回答："}
+DOCUMENT = {"en": "<Document>\n", "zh": "<文档>\n"}
+ASK = {"en": "\n</Document>\n\n", "zh": "\n</文档>\n\n"}
 
 
 def test_context_budget_rule(paper_release, cl100k):
@@ -187,7 +195,7 @@ def test_context_budget_rule(paper_release, cl100k):
     (buffer 3,000) holds the needle only."""
     out = paper_release[1]
     for lang, buffer in (("en", 3000), ("zh", 200)):
-        rows = datasets.load_dataset(str(out), f"s-rt-{lang}", split="test")
+        rows = read_rows(out, f"s-rt-{lang}")
         assert len(rows) == 2 * 11
         for row in rows:
             assert row["length_buffer"] == buffer
@@ -198,6 +206,6 @@ def test_context_budget_rule(paper_release, cl100k):
             measured = cl100k.count(context)
             assert measured <= budget + 2, row["id"]
             if lang == "en" and row["target_tokens"] == 1000:
-                assert context.strip() == needle, row["id"]
+                assert context == f"\n{needle}\n", row["id"]
             else:
                 assert measured >= budget - 200, row["id"]  # whole sentences: at most one short
