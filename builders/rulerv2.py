@@ -14,6 +14,7 @@ from builders.base import Builder, wrote_line
 from builders.card import CardFacts
 from builders.options import option
 from builders.release import ReleaseWriter, base_manifest
+from builders.sources.math_problems import MATH_BASES
 from builders.sources.rulerv2 import (
     HUB,
     PAPER_DOCQA,
@@ -21,6 +22,7 @@ from builders.sources.rulerv2 import (
     WORLD,
     attribution,
     resolve_docqa,
+    resolve_math,
     resolve_mcq,
     with_docqa_filler,
     with_mcq_distractors,
@@ -81,6 +83,12 @@ FEATURES = datasets.Features(
     }
 )
 """One schema for all 12 configs, so a harness reads every task the same way."""
+MATH_FEATURES = datasets.Features({**FEATURES, "base": datasets.Value("string")})
+"""The multi-key item configs' schema when they hide math problems (``mk_base`` gsm8k or math500): one
+more column, ``base``, naming the base task, by which eval scores the answer as a math answer."""
+MK_BASES = ("mmlu", *MATH_BASES)
+"""The base tasks of multi-key NIAH easy..hard (RULERv2 Appendix D.2): ``mmlu`` (the ``mcq`` source),
+``gsm8k`` or ``math500``."""
 
 TEST, GOLDEN = "test", "golden"
 
@@ -131,6 +139,13 @@ class RulerV2Build:
             (default: the ``mcq`` Hub dataset, or ``<mcq folder>/auxiliary_train``).
         docqa_distractors: ``paper`` preset only: the HotpotQA train paragraphs that fill multi-doc
             QA contexts: a train JSON/JSONL file or ``hub:REPO`` (default: the ``docqa`` Hub dataset).
+        mk_base: The base task multi-key NIAH easy, medium and hard hide (Appendix D.2): ``mmlu``
+            (the ``mcq`` source, unchanged), ``gsm8k`` or ``math500`` (math problems; medium and hard
+            ask for the answer in ``\\boxed{}`` and rows carry the reference answer and a ``base``
+            column). Multi-value NIAH keeps the ``mcq`` source. Not with the ``paper`` preset.
+        mk_source: Where the math problems come from: ``""`` (the base task's Hub dataset,
+            ``openai/gsm8k`` config ``main`` or ``HuggingFaceH4/MATH-500``), ``hub:REPO``, or a local
+            JSONL/JSON/Parquet file in the original format.
     """
 
     tasks: tuple[str, ...] = option(TASKS, "Comma-separated tasks, e.g. mk_niah_medium,mdqa_hard (default: all 12).",
@@ -161,7 +176,20 @@ class RulerV2Build:
     docqa_distractors: str = option("", "paper preset: HotpotQA train paragraphs filling multi-doc QA contexts (a train "
                                         "JSON/JSONL file or hub:REPO; default from --docqa).", default_text="")
 
+    mk_base: str = option("mmlu", "Base task of multi-key NIAH easy..hard: mmlu (the --mcq source), gsm8k or math500 "
+                                  "(RULERv2 Appendix D.2).")
+    mk_source: str = option("", "Math problems for --mk-base gsm8k|math500: hub:REPO or a local JSONL/JSON/Parquet "
+                                "file in the original format (default: openai/gsm8k main, HuggingFaceH4/MATH-500).",
+                            default_text="")
+
     def __post_init__(self) -> None:
+        if self.mk_base not in MK_BASES:
+            raise SpecError(f"mk_base must be one of {', '.join(MK_BASES)}; got {self.mk_base!r}")
+        if self.mk_source and self.mk_base == "mmlu":
+            raise SpecError("mk_source applies to a math base task (--mk-base gsm8k or math500); MMLU comes from --mcq")
+        if self.preset == "paper" and self.mk_base != "mmlu":
+            raise SpecError("the paper preset hides MMLU questions only (NeMo-Skills ruler2 has no GSM8K/MATH500 setup); "
+                            "build --mk-base without --preset paper")
         if self.preset not in PRESETS:
             raise SpecError(f"preset must be one of {', '.join(repr(p) for p in PRESETS)}; got {self.preset!r}")
         if self.preset != "paper" and (self.mcq_distractors or self.docqa_distractors):
@@ -248,10 +276,19 @@ class RulerV2Build:
         return values
 
     def needs(self, domain: str) -> bool:
-        """Whether any chosen task reads the multiple-choice (``mcq``) or document (``docqa``) source."""
+        """Whether any chosen task reads the multiple-choice (``mcq``), math (``math``: multi-key
+        items over ``mk_base`` gsm8k or math500) or document (``docqa``) source."""
         if domain == "docqa":
             return any(t.startswith("mdqa") for t in self.tasks)
-        return any(t.startswith(("mk_niah", "mv_niah")) and not t.endswith("_basic") for t in self.tasks)
+        math = self.mk_base != "mmlu"
+        if domain == "math":
+            return math and any(self.hides_math(t) for t in self.tasks)
+        domains = ("mv_niah",) if math else ("mk_niah", "mv_niah")
+        return any(t.startswith(domains) and not t.endswith("_basic") for t in self.tasks)
+
+    def hides_math(self, task: str) -> bool:
+        """Whether ``task`` hides math problems (a multi-key item task under a math ``mk_base``)."""
+        return self.mk_base != "mmlu" and task.startswith("mk_niah") and not task.endswith("_basic")
 
 
 @dataclass(frozen=True)
@@ -301,6 +338,7 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
     words, inputs = load_key_words()
     try:
         mcq = resolve_mcq(spec.mcq_source, spec.seed) if spec.needs("mcq") else None
+        math = resolve_math(spec.mk_base, spec.mk_source) if spec.needs("math") else None
         docqa = resolve_docqa(spec.docqa_source, spec.seed) if spec.needs("docqa") else None
         if paper and mcq is not None:
             mcq = with_mcq_distractors(mcq, spec.mcq_distractor_source())
@@ -312,10 +350,11 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
         raise InputError("the Hub", None, None, f"{err}; offline, the paper preset reads local copies: --mcq <MMLU folder> "
                          "--mcq-distractors <auxiliary_train folder> --docqa <HotpotQA validation file> "
                          "--docqa-distractors <HotpotQA train file>") from err
-    for resolved in (mcq, docqa):
+    for resolved in (mcq, math, docqa):
         if resolved is not None:
             inputs.update(resolved.fingerprints)
     materials = prepare_materials(tokens, mcq and mcq.pool, docqa and docqa.pool, spec.preset)  # type: ignore[arg-type]
+    math_materials = prepare_materials(tokens, math.pool, None, spec.preset) if math else None  # type: ignore[arg-type]
     manifest = base_manifest(BENCHMARK, spec, tokens, inputs)
     if preset_values is not None:
         manifest["preset"] = preset_values
@@ -323,16 +362,20 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
     dropped = docqa.dropped if docqa else ()
     if dropped:
         manifest["dropped_questions"] = list(dropped)
-    names = {r.pool.name for r in (mcq, docqa) if r is not None}
+    names = {r.pool.name for r in (mcq, math, docqa) if r is not None}
     rows: dict[str, int] = {}
     with ReleaseWriter(out, replace(FACTS, attribution=attribution(names)), manifest) as release:
         for task in spec.tasks:
             task_spec = spec.task_spec(task)
-            release.declare(task, FEATURES)
+            base = spec.mk_base if spec.hides_math(task) else None
+            release.declare(task, MATH_FEATURES if base else FEATURES)
             if isinstance(task_spec, NiahBasicSpec):
                 generated = generate_basic(task_spec, seed=spec.seed, tokens=tokens, words=words)
             else:
-                generated = generate_items(task_spec, seed=spec.seed, tokens=tokens, materials=materials)
+                generated = generate_items(task_spec, seed=spec.seed, tokens=tokens,
+                                           materials=math_materials if base else materials)  # type: ignore[arg-type]
+            if base:
+                generated = ({**row, "base": base} for row in generated)
             o = task_spec.options
             total = (len(o.lengths) + o.golden) * o.samples
             try:

@@ -233,6 +233,87 @@ def official_choice_letter(response: str) -> str | None:
     return letter
 
 
+# RULERv2 math base tasks (Appendix D.2: GSM8K, MATH500) ------------------------------------------------
+
+MATH_CHOICE_LETTERS = "ABCDEFGHIJ"
+"""Answers ``math_grader.math_equal`` first compares as multiple-choice options."""
+MATH_NUMERIC_PRECISION = 15
+MATH_TIMEOUT_SECONDS = 10
+"""``MathEvaluatorConfig`` defaults (``nemo_skills/evaluation/evaluator/math.py``) passed to ``verify``."""
+_PERCENT = re.compile(r"^(\d+\.?\d*)(?:\\%|%)$")
+_TEXT_LITERAL = re.compile(r"[a-zA-Z ,]+")
+_LATEX_ENVIRONMENT = re.compile(r"\$.*\$|\\\(.*\\\)|\\\[.*\\\]|\\boxed\{", re.DOTALL)
+
+
+def official_math_answer(response: str) -> str | None:
+    """The answer NeMo-Skills' math evaluator reads: the last box's content, None without one.
+
+    ``nemo_skills/evaluation/evaluator/math.py`` calls ``math_grader.extract_answer`` with its config
+    defaults (``extract_from_boxed=True``, ``relaxed_extraction=False``), which is ``search_boxed``
+    alone (:func:`official_last_box`): no "The final answer is" fallback.
+    """
+    return official_last_box(response)
+
+
+def _math_normalization(expr: str) -> str:
+    # math_grader._additional_normalization: a plain percentage loses its sign, a sentence's full stop
+    # (and trailing backslashes) go.
+    found = _PERCENT.fullmatch(expr)
+    if found:
+        expr = found.group(1)
+    return expr.rstrip(".\\")
+
+
+def official_math_equal(reference: object, prediction: object) -> bool:
+    r"""Whether a predicted math answer equals the reference, as NeMo-Skills' ``math_grader.math_equal``
+    decides (``nemo_skills/evaluation/math_grader.py``, with math-verify and latex2sympy2_extended):
+
+    1. no prediction (None): False;
+    2. a reference that is one letter A-J: equal when math-verify's string extraction of those
+       letters agrees on both sides;
+    3. both sides: a lone percentage ``12%`` / ``12\%`` becomes ``12``, trailing ``.`` and ``\`` are stripped;
+    4. equal when ``latex2sympy2_extended.normalize_latex`` (default ``NormalizationConfig``) gives the
+       same string up to spaces;
+    5. two normalized plain-text answers (only letters, spaces, commas) that differ: False;
+    6. otherwise symbolic: each side wrapped in ``$...$`` unless it has a LaTeX environment, parsed
+       with ``LatexExtractionConfig()`` and compared with math-verify's ``verify`` (numeric
+       precision 15, 10 s timeout: the evaluator's defaults), so ``42.0`` equals ``42``,
+       ``\frac{1}{2}`` equals ``0.5`` and ``016`` equals ``16``.
+
+    math-verify's timeouts use ``signal.alarm``, which works only in the main thread; elsewhere the
+    comparison runs without them.
+    """
+    if prediction is None:
+        return False
+    import threading
+
+    from latex2sympy2_extended import NormalizationConfig, normalize_latex
+    from math_verify import LatexExtractionConfig, StringExtractionConfig, parse, verify
+
+    main = threading.current_thread() is threading.main_thread()
+    parse_timeout, verify_timeout = (5, MATH_TIMEOUT_SECONDS) if main else (None, None)
+    gold, pred = str(reference), str(prediction)
+    letters = StringExtractionConfig(strings=tuple(MATH_CHOICE_LETTERS))
+    if re.fullmatch("|".join(MATH_CHOICE_LETTERS), gold.strip()) and verify(
+        parse(gold, [letters], parsing_timeout=parse_timeout), parse(pred, [letters], parsing_timeout=parse_timeout),
+        timeout_seconds=verify_timeout,
+    ):
+        return True
+    gold, pred = _math_normalization(gold), _math_normalization(pred)
+    # NeMo-Skills passes the NormalizationConfig class itself (its defaults), as here.
+    normalized_gold = normalize_latex(gold, NormalizationConfig)  # type: ignore[arg-type]
+    normalized_pred = normalize_latex(pred, NormalizationConfig)  # type: ignore[arg-type]
+    if normalized_gold.replace(" ", "") == normalized_pred.replace(" ", ""):
+        return True
+    if _TEXT_LITERAL.fullmatch(normalized_gold) and _TEXT_LITERAL.fullmatch(normalized_pred):
+        return False
+    gold = gold if _LATEX_ENVIRONMENT.search(gold) else f"${gold}$"
+    pred = pred if _LATEX_ENVIRONMENT.search(pred) else f"${pred}$"
+    return bool(verify(parse(gold, [LatexExtractionConfig()], parsing_timeout=parse_timeout),
+                       parse(pred, [LatexExtractionConfig()], parsing_timeout=parse_timeout),
+                       numeric_precision=MATH_NUMERIC_PRECISION, timeout_seconds=verify_timeout))
+
+
 # NeedleBench ----------------------------------------------------------------------------------------
 
 QUOTES = "\"'`\u2018\u2019\u201c\u201d\u300c\u300d\u300e\u300f\u300a\u300b"

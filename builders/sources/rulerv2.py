@@ -15,6 +15,7 @@ from pathlib import Path
 
 from builders.hashing import file_sha256, folder_sha256
 from builders.sources.hotpotqa import read_hotpotqa_hub, read_hotpotqa_json
+from builders.sources.math_problems import HUB_REPOS, read_math_file, read_math_hub
 from builders.sources.mmlu import (
     read_mcq_distractors,
     read_mcq_distractors_hub,
@@ -33,6 +34,8 @@ ATTRIBUTION = {
     "world": "questions and documents generated from needlework's synthetic world (Apache-2.0)",
     "mmlu": "MMLU questions (Hendrycks et al., MIT license)",
     "hotpotqa": "HotpotQA paragraphs and questions (Yang et al., CC BY-SA 4.0)",
+    "gsm8k": "GSM8K math word problems (Cobbe et al., MIT license)",
+    "math500": "MATH-500 problems (Hendrycks et al.'s MATH, MIT license; the subset of Lightman et al.)",
 }
 
 
@@ -83,6 +86,19 @@ def resolve_docqa(source: str, seed: int) -> Resolved:
         read = read_hotpotqa_json(path)
         return Resolved(read.pool, {str(path): file_sha256(path)}, tuple(read.dropped))
     raise InputError(source, None, None, "no such file; a multi-doc QA source is 'world', hub:REPO or a HotpotQA JSON/JSONL file")
+
+
+def resolve_math(base: str, source: str) -> Resolved:
+    """The math pool of base task ``base`` (``gsm8k``, ``math500``) from ``source``: ``""`` (the base
+    task's Hub dataset, :data:`builders.sources.math_problems.HUB_REPOS`), ``hub:REPO`` or a local file
+    in the original format (JSON Lines, JSON or Parquet)."""
+    if not source or source.startswith(HUB):
+        repo = source[len(HUB) :] if source else HUB_REPOS[base][0]
+        return Resolved(read_math_hub(base, repo), {f"hub:{repo}": "(Hub dataset; revision as resolved by datasets)"})
+    path = Path(source)
+    if path.is_file():
+        return Resolved(read_math_file(base, path), {str(path): file_sha256(path)})
+    raise InputError(source, None, None, f"no such file; a {base} source is hub:REPO or a JSONL/JSON/Parquet file of its records")
 
 
 PAPER_MCQ = "hub:cais/mmlu"

@@ -34,7 +34,7 @@ from generators.budget import (
     units_that_fit,
 )
 from generators.rulerv2.niah_basic import draw_unique
-from generators.rulerv2.pools import DocQaPool, McqPool
+from generators.rulerv2.pools import DocQaPool, MathPool, McqPool
 from generators.rulerv2.spec import BENCHMARK, ItemTaskSpec
 from generators.rulerv2.templates import (
     ACTUAL_TASK,
@@ -233,9 +233,12 @@ class _Plan:
         self.paper = spec.paper
         if materials.preset != spec.options.preset:
             raise SpecError(f"{spec.name}: materials were priced for preset {materials.preset!r}, the spec asks {spec.options.preset!r}")
-        self.template = item_templates(spec.options.preset)[spec.name]
+        # Multi-key NIAH over a math pool (GSM8K, MATH500: Appendix D.2) asks for the problem's answer, not a letter.
+        self.math = spec.domain == "mk_niah" and isinstance(materials.mcq, MathPool)
+        self.template = item_templates(spec.options.preset, self.math)[spec.name]
         # Under the paper preset, multiple-choice distractors (and demonstrations) come from the separate pool.
         self.separate = spec.domain != "mdqa" and self.paper and materials.distractors is not None
+        self.shots_from_pool = False
         if spec.domain == "mdqa":
             if materials.docqa is None or materials.documents is None:
                 raise SpecError(f"{spec.name} needs a multi-doc QA source (documents and questions)")
@@ -256,7 +259,14 @@ class _Plan:
             self.source, self.priced = materials.mcq.name, materials.questions
             n_gold_pool = len(materials.mcq.questions)
             needed = spec.shots * spec.values_per_key
-            if needed > len(materials.mcq.shots):
+            # A math pool without shot problems (MATH-500 has a test split only) takes its demonstrations
+            # from its own problems, never the sample's gold ones.
+            self.shots_from_pool = self.math and needed > 0 and not materials.mcq.shots
+            if self.shots_from_pool:
+                if needed + spec.values_per_key > len(materials.mcq.questions):
+                    raise SpecError(f"{spec.name} with {spec.shots} shots needs {needed + spec.values_per_key} distinct "
+                                    f"problems; {materials.mcq.name} has {len(materials.mcq.questions)}")
+            elif needed > len(materials.mcq.shots):
                 raise SpecError(
                     f"{spec.name} with {spec.shots} shots needs {needed} demonstration questions; "
                     f"{self.source} has {len(materials.mcq.shots)}"
@@ -288,16 +298,21 @@ class _Plan:
             return self._draw_paper_mcq(rng, index)
         n = len(mcq.questions)
         gold_ids = [int(self.gold_order[(index * k + j) % n]) for j in range(k)]
-        shot_groups = self._shot_groups(rng, mcq.questions[gold_ids[0]].subject)
+        shots, shots_priced = mcq.shots, self.materials.shots
+        if self.shots_from_pool:
+            shot_groups = self._pool_shot_groups(rng, mcq.questions[gold_ids[0]].subject, gold_ids)
+            shots, shots_priced = mcq.questions, questions
+        else:
+            shot_groups = self._shot_groups(rng, mcq.questions[gold_ids[0]].subject)
         # One index for the gold question(s) (k share it in multi-value), one per demonstration group.
         used = 1 + len(shot_groups)
         keys = self.labels.draw_keys(rng, min(used + n, self.key_cap))
         fixed = [_Item(keys[0], questions.texts[g], int(questions.tokens[g]), mcq.questions[g].qid) for g in gold_ids]
-        shots, shots_priced = mcq.shots, self.materials.shots
         for key, group in zip(keys[1:used], shot_groups):
             fixed += [_Item(key, shots_priced.texts[s], int(shots_priced.tokens[s]), shots[s].qid, shots[s].answer) for s in group]
         candidates = rng.permutation(n)
-        candidates = candidates[~np.isin(candidates, gold_ids)]
+        taken = gold_ids + ([s for group in shot_groups for s in group] if self.shots_from_pool else [])
+        candidates = candidates[~np.isin(candidates, taken)]
         order = int(rng.integers(1, k + 1)) if spec.domain == "mv_niah" and spec.level in ("medium", "hard") else None
         letter = mcq.questions[gold_ids[0]].answer
         level = spec.level
@@ -385,6 +400,15 @@ class _Plan:
         ranked = sorted(ids.tolist(), key=lambda s: pool[s].subject != subject)
         k = self.spec.values_per_key
         return [ranked[g * k : (g + 1) * k] for g in range(shots)]
+
+    def _pool_shot_groups(self, rng: np.random.Generator, subject: str, gold_ids: list[int]) -> list[list[int]]:
+        """Demonstrations drawn from the question pool itself (a math pool without shot problems):
+        ``shots`` groups of ``values_per_key`` problems other than the gold ones, same subject first."""
+        pool = self.materials.mcq.questions
+        ids = [i for i in rng.permutation(len(pool)).tolist() if i not in set(gold_ids)]
+        ranked = sorted(ids, key=lambda s: pool[s].subject != subject)
+        k = self.spec.values_per_key
+        return [ranked[g * k : (g + 1) * k] for g in range(self.spec.shots)]
 
     # --- Rendering ---------------------------------------------------------------------------
 

@@ -69,6 +69,64 @@ class McqPool:
 
 
 @dataclass(frozen=True)
+class MathProblem:
+    """One math word problem with a reference answer (a GSM8K or MATH-500 record).
+
+    Attributes:
+        qid: Stable id within its source, e.g. ``gsm8k/test/0007`` or ``math500/test/algebra/1.json``.
+        question: The problem text, stripped.
+        answer: The reference answer as the source states it (GSM8K: the number after ``####``,
+            commas removed; MATH-500: the ``answer`` field, LaTeX).
+        subject: MATH's subject, or "" (few-shot demonstrations prefer the same one).
+        solution: The worked solution, kept for reference; never shown in a prompt.
+    """
+
+    qid: str
+    question: str
+    answer: str
+    subject: str = ""
+    solution: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.answer.strip():
+            raise SpecError(f"{self.qid}: a math problem needs a reference answer")
+
+    def render(self) -> str:
+        """The problem as it appears after ``Question {index}:``: its text alone."""
+        return self.question
+
+
+@dataclass(frozen=True)
+class MathPool:
+    """The problems of a math base task that replaces MMLU in multi-key NIAH (RULERv2 Appendix D.2).
+
+    Shaped like :class:`McqPool` (the item tasks read ``questions``, ``shots`` and ``distractors`` the
+    same way), with the base task's name in :attr:`base` so that prompts and rows say how to answer.
+
+    Attributes:
+        name: Source name recorded in each row: ``gsm8k`` or ``math500``.
+        questions: Problems hidden as needles and distractors (the test split).
+        shots: Problems used as few-shot demonstrations (GSM8K's train split); empty means the
+            demonstrations are other problems of :attr:`questions` (MATH-500 has only a test split).
+        distractors: Always empty (the ``paper`` preset's separate distractors are MMLU's).
+    """
+
+    name: str
+    questions: tuple[MathProblem, ...]
+    shots: tuple[MathProblem, ...] = ()
+    distractors: tuple[MathProblem, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.questions:
+            raise SpecError(f"{self.name}: the problem pool is empty")
+
+    @property
+    def base(self) -> str:
+        """The base task: the pool's name (``gsm8k`` or ``math500``)."""
+        return self.name
+
+
+@dataclass(frozen=True)
 class Document:
     """One document of a multi-doc QA pool (a HotpotQA paragraph, a world article)."""
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from needlework.errors import SpecError
+
 
 @dataclass(frozen=True)
 class NiahTemplate:
@@ -201,6 +203,32 @@ PAPER_ITEM_TASKS: dict[str, ItemTemplate] = {
 """The ten item tasks' templates under the ``paper`` preset (official NeMo-Skills ruler2 prompts)."""
 
 
-def item_templates(preset: str) -> dict[str, ItemTemplate]:
-    """The item-task templates of a preset: Tables 2-4 (``""``) or the official prompts (``paper``)."""
+# --- Math base tasks (RULERv2 Appendix D.2: GSM8K and MATH500 instead of MMLU) -------------------
+# The paper shows no template for them; the solve prompts keep Table 2's wording without the
+# multiple-choice clause ("with an answer from A, B, C, D"). The intro already asks for the answer
+# inside \boxed{}, in the words of NeMo-Skills' math prompt (nemo_skills/prompt/config/generic/math.yaml:
+# "Make sure to put the answer (and only answer) inside \boxed{}."), whose evaluator reads the last box.
+
+_MATH_MK_MEDIUM = "Please copy the Question {index} from the context and then solve it."
+_MATH_MK_HARD = "Please solve the Question {index} from the context."
+MATH_ITEM_TASKS: dict[str, ItemTemplate] = {
+    **ITEM_TASKS,
+    "mk_niah_medium": ItemTemplate(
+        _SOLVE_INTRO, QUESTION_ITEM, _MATH_MK_MEDIUM, example=_MATH_MK_MEDIUM + "\n{copies}\nSolution: \\boxed{{{answer}}}.",
+    ),
+    "mk_niah_hard": ItemTemplate(
+        _SOLVE_INTRO, QUESTION_ITEM, _MATH_MK_HARD, example=_MATH_MK_HARD + "\nSolution: \\boxed{{{answer}}}.",
+    ),
+}
+"""The item tasks' templates when multi-key NIAH hides math problems (GSM8K, MATH500): the solve
+levels ask for the problem's answer in a box; the other tasks are :data:`ITEM_TASKS`."""
+
+
+def item_templates(preset: str, math: bool = False) -> dict[str, ItemTemplate]:
+    """The item-task templates of a preset: Tables 2-4 (``""``) or the official prompts (``paper``);
+    with ``math``, the math base tasks' solve prompts (:data:`MATH_ITEM_TASKS`, no preset)."""
+    if math:
+        if preset == "paper":
+            raise SpecError("the paper preset has no math base tasks (its scripts hide MMLU questions only)")
+        return MATH_ITEM_TASKS
     return PAPER_ITEM_TASKS if preset == "paper" else ITEM_TASKS

@@ -28,6 +28,14 @@ mdqa_medium               the answer and its aliases       the text after the la
 mdqa_hard                 the answer and its aliases       the response, leading "Answer:" cut   part
 ========================  ===============================  ====================================  =====
 
+Math base tasks (RULERv2 Appendix D.2: GSM8K and MATH500 in place of MMLU): a release built with
+``--mk-base gsm8k|math500`` gives its multi-key rows a ``base`` column, and those rows get the task
+``rulerv2/{domain}_{level}/{base}`` (:func:`task_for_row`). On them multi-key medium and hard are
+scored as NeMo-Skills scores math (``nemo_skills/evaluation/evaluator/math.py``): the last
+``\boxed{}`` (:func:`eval.scoring.official_math_answer`) compared with the reference answer by
+``math_grader.math_equal`` (:func:`eval.scoring.official_math_equal`, math-verify), 1 or 0, under
+both scorings; multi-key easy (a copy) keeps its rule.
+
 In the lenient reading copied questions are compared with whitespace runs collapsed to one space
 on both sides (the references keep the question's line breaks between its choices, and a model
 may turn them into spaces); this is done here, in the task, so the release keeps the text as the
@@ -43,9 +51,12 @@ from functools import partial
 from typing import Any
 
 from eval.backends.base import Message
+from eval.benchmark import task_from_columns
 from eval.scoring import (
     Aggregate,
     official_choice_letter,
+    official_math_answer,
+    official_math_equal,
     official_ruler_score,
     ruler_score,
 )
@@ -184,6 +195,20 @@ def same_letter(references: Sequence[str], prediction: str) -> float:
     return 1.0 if prediction and prediction in {r.strip() for r in references} else 0.0
 
 
+def math_answer(response: str) -> str:
+    """The math answer NeMo-Skills reads (:func:`eval.scoring.official_math_answer`: the last box), "" for none."""
+    answer = official_math_answer(response)
+    return "" if answer is None else answer
+
+
+def math_equal(references: Sequence[str], prediction: str) -> float:
+    """1.0 when the boxed answer equals a reference answer as ``math_grader.math_equal`` decides
+    (:func:`eval.scoring.official_math_equal`); no box (an empty prediction) scores 0."""
+    if not prediction:
+        return 0.0
+    return 1.0 if any(official_math_equal(r, prediction) for r in references) else 0.0
+
+
 _ALL, _TWO_STEPS, _PART = (partial(official_ruler_score, match=m) for m in ("all", "2steps", "part"))
 _LENIENT_ALL, _LENIENT_PART = (partial(lenient_score, aggregate=a) for a in ("all", "part"))
 _LETTER = TaskRule(choice_letter, _LENIENT_ALL)
@@ -221,9 +246,50 @@ LENIENT_RULES: dict[str, TaskRule] = {
 """The rules under ``scoring="lenient"``: needlework's readings (the module docstring's table)."""
 
 
-def domain_and_level(task: str) -> tuple[str, str] | None:
-    """``("mk_niah", "easy")`` for ``mk_niah_easy`` or ``rulerv2/mk_niah_easy``; None for other names."""
+MATH_BASES: tuple[str, ...] = ("gsm8k", "math500")
+"""The math base tasks a release's ``base`` column may name (``builders.sources.math_problems.MATH_BASES``)."""
+MATH_TASKS: tuple[str, ...] = ("mk_niah_easy", "mk_niah_medium", "mk_niah_hard")
+"""The tasks whose rows hide math problems under a math ``base`` (multi-key NIAH easy..hard)."""
+_MATH = TaskRule(math_answer, math_equal)
+MATH_RULES: dict[str, TaskRule] = {"mk_niah_easy": RULES["mk_niah_easy"], "mk_niah_medium": _MATH, "mk_niah_hard": _MATH}
+"""The rules of the math tasks (official scoring): the copy as before, the solve levels by ``math_equal``."""
+LENIENT_MATH_RULES: dict[str, TaskRule] = {**MATH_RULES, "mk_niah_easy": LENIENT_RULES["mk_niah_easy"]}
+"""Under lenient scoring: the lenient copy rule; a math answer has no more lenient reading than ``math_equal``."""
+MATH_TASK_NAMES: tuple[str, ...] = tuple(f"{BENCHMARK}/{task}/{base}" for base in MATH_BASES for task in MATH_TASKS)
+"""``rulerv2/mk_niah_medium/gsm8k`` ...: the task names of rows with a math ``base``."""
+RULER_MATH_METRIC = (
+    "RULERv2 multi-key NIAH over a math base task (Appendix D.2), NeMo-Skills math scoring: the last \\boxed{} "
+    "compared with the reference answer by math_grader.math_equal (math-verify), 1 or 0"
+)
+
+
+def split_math_task(task: str) -> tuple[str, str | None]:
+    """``("mk_niah_medium", "gsm8k")`` for ``rulerv2/mk_niah_medium/gsm8k``, ``(name, None)`` without a base."""
     name = task.removeprefix(f"{BENCHMARK}/")
+    head, _, base = name.rpartition("/")
+    if head in MATH_TASKS and base in MATH_BASES:
+        return head, base
+    return name, None
+
+
+def task_for_row(row: Mapping[str, Any]) -> str:
+    """``rulerv2/{task}_{level}``, with ``/{base}`` for a multi-key row whose ``base`` column names a math
+    base task (``gsm8k``, ``math500``), so that re-scoring from the saved records knows the rule."""
+    name = task_from_columns(BENCHMARK, row)
+    base = row.get("base")
+    task = name.removeprefix(f"{BENCHMARK}/")
+    if base and base != "mmlu":
+        if base not in MATH_BASES or task not in MATH_TASKS:
+            raise SpecError(f"rulerv2 row {row.get('id')!r}: no math rule for task {task!r} with base {base!r}; "
+                            f"math bases {', '.join(MATH_BASES)} apply to {', '.join(MATH_TASKS)}")
+        return f"{name}/{base}"
+    return name
+
+
+def domain_and_level(task: str) -> tuple[str, str] | None:
+    """``("mk_niah", "easy")`` for ``mk_niah_easy``, ``rulerv2/mk_niah_easy`` or ``rulerv2/mk_niah_easy/gsm8k``;
+    None for other names."""
+    name = split_math_task(task)[0]
     if name not in RULES:
         return None
     domain, level = name.rsplit("_", 1)
@@ -256,8 +322,13 @@ class RulerTask:
         parts = domain_and_level(self.name)
         if parts is None:
             raise SpecError(f"no RULERv2 task {self.name!r}; tasks: {', '.join(RULES)}")
-        rules, metric = self.options.by_scoring((RULES, RULER_METRIC), (LENIENT_RULES, RULER_LENIENT_METRIC))
-        object.__setattr__(self, "rule", rules[self.name.removeprefix(f"{BENCHMARK}/")])
+        task, base = split_math_task(self.name)
+        if base is None:
+            rules, metric = self.options.by_scoring((RULES, RULER_METRIC), (LENIENT_RULES, RULER_LENIENT_METRIC))
+        else:
+            rules = self.options.by_scoring(MATH_RULES, LENIENT_MATH_RULES)
+            metric = RULER_MATH_METRIC if task != "mk_niah_easy" else self.options.by_scoring(RULER_METRIC, RULER_LENIENT_METRIC)
+        object.__setattr__(self, "rule", rules[task])
         object.__setattr__(self, "metric", metric)
         object.__setattr__(self, "domain", parts[0])
         object.__setattr__(self, "level", parts[1])
