@@ -26,7 +26,11 @@ from click.testing import CliRunner
 
 from builders.cli import main
 from builders.rulerv2 import RulerV2Build, build
-from builders.sources.math_problems import gsm8k_answer, math_pool_from_records, read_math_file
+from builders.sources.math_problems import (
+    gsm8k_answer,
+    math_pool_from_records,
+    read_math_file,
+)
 from generators.rulerv2.templates import MATH_ITEM_TASKS
 from needlework.errors import InputError, SpecError
 
@@ -80,8 +84,8 @@ def files(tmp_path_factory) -> dict[str, Path]:
 
 
 def spec(base: str, source: Path, **kwargs) -> RulerV2Build:
-    values = dict(tasks=MK_TASKS, lengths=(LENGTH,), generation_reserve=RESERVE, samples=SAMPLES, shots=1, golden=True,
-                  mk_base=base, mk_source=str(source))
+    values = {"tasks": MK_TASKS, "lengths": (LENGTH,), "generation_reserve": RESERVE, "samples": SAMPLES, "shots": 1, "golden": True,
+                  "mk_base": base, "mk_source": str(source)}
     return RulerV2Build(**{**values, **kwargs})
 
 
