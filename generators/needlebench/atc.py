@@ -78,6 +78,11 @@ def generate_atc(spec: AtcSpec, *, seed: int, tokens: TokenCounter, names: Perso
         )
 
 
+def generations(n: int) -> str:
+    """``1 generation``, ``3 generations``: the English count the n-th ancestor and descendant wordings use."""
+    return f"{n} generation" if n == 1 else f"{n} generations"
+
+
 def _drafts(spec: AtcSpec, seed: int, names: PersonNames) -> Iterator[tuple[str, _Draft]]:
     """Every sample's text and draft, in row order (all random draws happen here)."""
     frame = KINSHIP[spec.lang]
@@ -93,7 +98,7 @@ def _drafts(spec: AtcSpec, seed: int, names: PersonNames) -> Iterator[tuple[str,
                 chain = kinship_chain(rng, count, spec.lang, names)
                 ask = answer_question(rng, chain, question_type)
                 order = rng.permutation(count)
-                fields = {"person": ask.person, "other": ask.other, "n": ask.n}
+                fields = {"person": ask.person, "other": ask.other, "n": ask.n, "generations": generations(ask.n)}
                 question = frame.atc_question_lead + wording.question.format(**fields)
                 sentences = chain.sentences(order)
                 context = joiner.join(sentences)

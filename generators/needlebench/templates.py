@@ -11,7 +11,9 @@ introduction with the goal changed, the same three worked examples re-asked for 
 question, the same notes plus one that says how generations are counted.
 
 Fields: ``{context}`` the haystack, ``{question}`` / ``{answer_format}`` the retrieval question
-and its fill-in sentence, ``{person}`` and ``{other}`` the people asked about, ``{n}`` generations.
+and its fill-in sentence, ``{person}`` and ``{other}`` the people asked about, ``{n}`` generations (a number) and
+``{generations}`` the same with its English noun ("1 generation", "3 generations"), so no prompt says
+"exactly 1 generations".
 """
 
 from __future__ import annotations
@@ -173,27 +175,27 @@ EN = KinshipFrame(
         ),
         "nth_ancestor": KinshipQuestion(
             goal="identify the ancestor a given number of generations above a person",
-            question="who is the ancestor exactly {n} generations above '{person}' in the context?",
+            question="who is the ancestor exactly {generations} above '{person}' in the context?",
             examples=(
                 f"{_EN_CHAIN_1}, then the ancestor exactly 1 generation above James Hill in the provided text is \\boxed{{{{Jasmine Lane}}}}.",
                 f"{_EN_CHAIN_2}, then the ancestor exactly 3 generations above Andrew Williams in the provided text is \\boxed{{{{James Hill}}}}.",
                 f"{_EN_CHAIN_3}, then the ancestor exactly 5 generations above Shelley Mills in the provided text is \\boxed{{{{Jeff White}}}}.",
             ),
             counting_note=_EN_COUNTING,
-            final_note=_EN_BOX + "\"So the ancestor exactly {n} generations above '{person}' in the provided text is \\boxed{{(your answer here)}}.\"",
-            final_note_atc=_EN_BOX + "\"So the ancestor exactly {n} generations above '{person}' in the provided text is \\boxed{{}}.\"",
+            final_note=_EN_BOX + "\"So the ancestor exactly {generations} above '{person}' in the provided text is \\boxed{{(your answer here)}}.\"",
+            final_note_atc=_EN_BOX + "\"So the ancestor exactly {generations} above '{person}' in the provided text is \\boxed{{}}.\"",
         ),
         "nth_descendant": KinshipQuestion(
             goal="identify the descendant a given number of generations below a person",
-            question="who is the descendant exactly {n} generations below '{person}' in the context?",
+            question="who is the descendant exactly {generations} below '{person}' in the context?",
             examples=(
                 f"{_EN_CHAIN_1}, then the descendant exactly 1 generation below Jasmine Lane in the provided text is \\boxed{{{{James Hill}}}}.",
                 f"{_EN_CHAIN_2}, then the descendant exactly 3 generations below James Hill in the provided text is \\boxed{{{{Andrew Williams}}}}.",
                 f"{_EN_CHAIN_3}, then the descendant exactly 3 generations below Kevin Le in the provided text is \\boxed{{{{Dan Newton}}}}.",
             ),
             counting_note=_EN_COUNTING,
-            final_note=_EN_BOX + "\"So the descendant exactly {n} generations below '{person}' in the provided text is \\boxed{{(your answer here)}}.\"",
-            final_note_atc=_EN_BOX + "\"So the descendant exactly {n} generations below '{person}' in the provided text is \\boxed{{}}.\"",
+            final_note=_EN_BOX + "\"So the descendant exactly {generations} below '{person}' in the provided text is \\boxed{{(your answer here)}}.\"",
+            final_note_atc=_EN_BOX + "\"So the descendant exactly {generations} below '{person}' in the provided text is \\boxed{{}}.\"",
         ),
         "relationship_distance": KinshipQuestion(
             goal="work out how many generations apart two people are",

@@ -376,3 +376,17 @@ def test_every_answer_at_other_seeds(names, cl100k):
         for lang in ("en", "zh"):
             for row in generate_atc(AtcSpec(lang), seed=seed, tokens=cl100k, names=names):
                 assert solve_atc(row["input"]) == row["answers"][0], row["id"]
+
+
+def test_one_generation_is_singular(names, cl100k):
+    """Issue 23's audit: the prompt said "exactly 1 generations". The noun now agrees with the count, in the
+    question and in the boxed-answer note; larger counts keep the plural."""
+    spec = AtcSpec("en", (1, 2, 4), question_types=("nth_ancestor", "nth_descendant"), repeats=10)
+    rows = list(generate_atc(spec, seed=0, tokens=cl100k, names=names))
+    singular = [r for r in rows if re.search(r"exactly 1 generation (above|below)", r["query"])]
+    assert singular, "no row asks about one generation"
+    for row in rows:
+        assert "exactly 1 generations" not in row["input"]
+        n = re.search(r"exactly ([0-9]+) generations? (?:above|below)", row["query"])[1]
+        noun = "generation" if n == "1" else "generations"
+        assert row["input"].count(f"exactly {n} {noun} ") >= 2  # the question and the note (and example 1 for n = 1)
