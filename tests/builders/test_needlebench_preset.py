@@ -209,3 +209,21 @@ def test_context_budget_rule(paper_release, cl100k):
                 assert context == f"\n{needle}\n", row["id"]
             else:
                 assert measured >= budget - 200, row["id"]  # whole sentences: at most one short
+
+
+def test_cli_preset_paper(shared_env, tmp_path):
+    """``needlework build needlebench --preset paper``: the command line takes the preset and the manifest records it."""
+    from click.testing import CliRunner
+
+    from builders.cli import main
+
+    out = tmp_path / "release"
+    args = ["build", "needlebench", "--preset", "paper", "--tasks", "s-rt,m-rt", "--langs", "en", "--lengths", "1000,2000",
+            "--repeats", "1", "--mrt-repeats", "1", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["preset"]["values"]["buffer"] == {"en": 3000, "zh": 200}
+    assert manifest["preset"]["values"]["mrt_layout"] == "per-depth"
+    assert manifest["configs"]["m-rt-en"]["splits"]["test"]["rows"] == 2
+    assert manifest["configs"]["s-rt-en"]["splits"]["test"]["rows"] == 2 * 11
