@@ -126,7 +126,10 @@ class RulerV2Build:
         tokenizer: Tokenizer spec that counts every budget.
         mcq: Multiple-choice source for the NIAH easy-to-hard tasks: ``world`` (embedded default),
             an MMLU folder, an MCQ table file, or ``hub:cais/mmlu``.
-        docqa: Multi-doc QA source: ``world``, a HotpotQA JSON/JSONL file, or ``hub:hotpotqa/hotpot_qa``.
+        docqa: Multi-doc QA source: ``world``, a HotpotQA JSON/JSONL file, or ``hub:hotpotqa/hotpot_qa``;
+            or SQuAD or MuSiQue by kind (Appendix D.2; :mod:`builders.sources.squad_musique`): ``squad``
+            (``rajpurkar/squad`` validation), ``squad:hub:REPO``, ``squad:PATH`` (the original nested JSON
+            or flat records), ``musique:PATH``, ``musique:hub:REPO``.
         preset: ``""`` (needlework's setup, unchanged) or ``paper``: the official data setup of
             NVIDIA-NeMo/Skills ``nemo_skills/dataset/ruler2`` (``prepare_data.py`` and the scripts it
             runs): official templates, every multi-value key and index used 4 times (distractors
@@ -161,8 +164,9 @@ class RulerV2Build:
     index_digits: int = option(7, "Digits of question and document indices.")
     mcq: str = option(WORLD, "Multiple-choice source for NIAH easy..hard: world, an MMLU folder (dev/ and test/ CSVs), "
                              "an MCQ table file, or hub:cais/mmlu.")
-    docqa: str = option(WORLD, "Multi-doc QA source: world, a HotpotQA distractor-setting JSON/JSONL file, or "
-                               "hub:hotpotqa/hotpot_qa.")
+    docqa: str = option(WORLD, "Multi-doc QA source: world, a HotpotQA distractor-setting JSON/JSONL file, "
+                               "hub:hotpotqa/hotpot_qa, or SQuAD/MuSiQue (Appendix D.2): squad, squad:hub:REPO, "
+                               "squad:PATH, musique:PATH, musique:hub:REPO.")
     generation_reserve: int | None = option(
         None, "Tokens kept free for the answer (default per task: 128 for short answers, 512-2048 where the model copies).")
     n_values: int | None = option(None, "Needles sharing the queried key in multi-value NIAH (default 4).")

@@ -23,6 +23,13 @@ from builders.sources.mmlu import (
     read_mmlu_folder,
     read_mmlu_hub,
 )
+from builders.sources.squad_musique import (
+    SQUAD_HUB,
+    read_musique_file,
+    read_musique_hub,
+    read_squad_file,
+    read_squad_hub,
+)
 from generators.rulerv2.pools import DocQaPool, McqPool
 from generators.rulerv2.world_pools import DEFAULT_WORLD, world_pools
 from needlework.errors import InputError
@@ -34,6 +41,8 @@ ATTRIBUTION = {
     "world": "questions and documents generated from needlework's synthetic world (Apache-2.0)",
     "mmlu": "MMLU questions (Hendrycks et al., MIT license)",
     "hotpotqa": "HotpotQA paragraphs and questions (Yang et al., CC BY-SA 4.0)",
+    "squad": "SQuAD paragraphs and questions (Rajpurkar et al., CC BY-SA 4.0)",
+    "musique": "MuSiQue paragraphs and questions (Trivedi et al., CC BY 4.0)",
     "gsm8k": "GSM8K math word problems (Cobbe et al., MIT license)",
     "math500": "MATH-500 problems (Hendrycks et al.'s MATH, MIT license; the subset of Lightman et al.)",
 }
@@ -73,8 +82,33 @@ def resolve_mcq(source: str, seed: int) -> Resolved:
     raise InputError(source, None, None, "no such file or folder; a multiple-choice source is 'world', hub:REPO, an MMLU folder or an MCQ table file")
 
 
+DOCQA_KINDS = ("squad", "musique")
+"""Multi-doc QA sources besides HotpotQA (Appendix D.2), named by a prefix: ``squad`` (``rajpurkar/squad``
+validation), ``squad:hub:REPO``, ``squad:PATH``, ``musique:PATH`` or ``musique:hub:REPO``."""
+
+
+def _resolve_docqa_kind(kind: str, rest: str) -> Resolved:
+    if kind == "squad" and (not rest or rest.startswith(HUB)):
+        repo = rest[len(HUB) :] if rest else SQUAD_HUB
+        return Resolved(read_squad_hub(repo).pool, {f"squad:hub:{repo}": "(Hub dataset; revision as resolved by datasets)"})
+    if kind == "musique" and rest.startswith(HUB):
+        repo = rest[len(HUB) :]
+        read = read_musique_hub(repo)
+        return Resolved(read.pool, {f"musique:hub:{repo}": "(Hub dataset; revision as resolved by datasets)"}, read.dropped)
+    path = Path(rest)
+    if not rest or not path.is_file():
+        raise InputError(rest or kind, None, None, f"no such file; a {kind} source is {kind}:PATH (JSON, JSONL or Parquet)"
+                         + (" or squad (the Hub dataset)" if kind == "squad" else " or musique:hub:REPO"))
+    read = read_squad_file(path) if kind == "squad" else read_musique_file(path)
+    return Resolved(read.pool, {f"{kind}:{path}": file_sha256(path)}, read.dropped)
+
+
 def resolve_docqa(source: str, seed: int) -> Resolved:
-    """The multi-doc QA pool of ``source``: ``world``, ``hub:REPO`` or a HotpotQA JSON/JSONL file."""
+    """The multi-doc QA pool of ``source``: ``world``, ``hub:REPO`` or a HotpotQA JSON/JSONL file, or a
+    SQuAD or MuSiQue source named by its kind (:data:`DOCQA_KINDS`)."""
+    kind, _, rest = source.partition(":")
+    if kind in DOCQA_KINDS:
+        return _resolve_docqa_kind(kind, rest)
     if source == WORLD:
         return Resolved(_world(seed)[1], _world_fingerprint(seed))
     if source.startswith(HUB):
