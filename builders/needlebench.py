@@ -193,7 +193,8 @@ class NeedleBenchBuild:
     tasks: tuple[str, ...] = option(TASKS, "Comma-separated tasks.")
     langs: tuple[str, ...] = option(LANGS, "Comma-separated languages.")
     lengths: tuple[int, ...] = option(
-        DEFAULT_LENGTHS, "Target lengths in tokens: a preset (4k, 8k, 32k, 128k, 200k, 1m: eight steps up to it) or a comma list.",
+        DEFAULT_LENGTHS, "Target lengths in tokens: a preset (4k, 8k, 32k, 128k, 200k, 1m: eight steps up to it; v2-4k, v2-8k, "
+        "v2-32k, v2-128k: OpenCompass v2's grids) or a comma list.",
         parse=parse_lengths, default_text="32k")
     depths: tuple[float, ...] = option(DEFAULT_DEPTHS, "Comma-separated needle depths in percent (default 0,10,...,100).",
                                        default_text="")
