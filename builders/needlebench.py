@@ -214,7 +214,7 @@ class NeedleBenchBuild:
     question_types: tuple[str, ...] = option(QUESTION_TYPES, "ATC question types.")
     atc_style: AtcStyle = option("needlework", "ATC wording: needlework (extended vocabulary, questions anywhere in the "  # noqa: RUF009
                                                "chain: harder) or official (OpenCompass v2's terms, whole-chain questions, prompts).")
-    buffer: dict[str, int] = option(DEFAULT_BUFFER, "Tokens kept below each target, per language.", parse=parse_buffer,
+    buffer: dict[str, int] = option(DEFAULT_BUFFER, "Tokens kept below each target, per language.", parse=parse_buffer,  # noqa: RUF009
                                     show=show_buffer)
     budget_rule: BudgetRule = option("prompt", "How a length is spent: prompt (whole prompt within length - buffer) "  # noqa: RUF009
                                                "or context (filler + needles within it, OpenCompass v2).")
