@@ -11,6 +11,9 @@ Each response is written to separate the two rules (issue 23's audit):
   the gold index anywhere (1); the lenient reading takes only the first number (0).
 - RULERv2 ``mk_niah_hard`` saying "The answer is (X)" without a box: NeMo-Skills' multiple-choice
   evaluator (``nemo_skills/evaluation/evaluator/mcq.py``) reads no letter (0); the lenient one does (1).
+- NeedleBench M-RS naming the ancestor without a box: OpenCompass v2 scores M-RS with the ATC
+  evaluator (``needlebench_atc_postprocess_v2``, ``NeedleBenchATCEvaluator``: the last ``\\boxed{}``
+  must equal the name), so 0; the lenient reading credits the name anywhere (1).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from builders.needlebench import NeedleBenchBuild
+from builders.needlebench import build as build_needlebench
 from builders.rulerv2 import RulerV2Build, build
 from eval.cli import main
 from eval.release import open_release
@@ -72,3 +77,28 @@ def test_official_scoring_is_the_default_and_separates_from_the_lenient_reading(
     assert runs["official"]["run"]["task_options"]["scoring"] == "official"
     assert config_scores(runs["official"]) == {"mdqa_medium": 0.0, "mdqa_basic": 1.0, "mk_niah_hard": 0.0}
     assert config_scores(runs["lenient"]) == {"mdqa_medium": 1.0, "mdqa_basic": 0.0, "mk_niah_hard": 1.0}
+
+
+@pytest.fixture(scope="module")
+def needlebench_runs(tmp_path_factory, cl100k) -> dict[str, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("official-needlebench")
+    spec = NeedleBenchBuild(lengths=(2000,), depths=(50.0,), repeats=2, mrs_needles=(2, 3))
+    build_needlebench(spec, root / "release", tokens=cl100k, progress=False)
+    rows = list(open_release(str(root / "release")).iter_rows("m-rs-en", "test"))
+    answers = {prompt_digest([{"role": "user", "content": row["input"]}]):
+               (row["id"], [f"Tracing the chain, the eldest ancestor is {row['answers'][0]}."]) for row in rows}
+    results = {}
+    for scoring in ("official", "lenient"):
+        with stub_server(Script(answers=answers)) as server:
+            result = CliRunner().invoke(main, ["run", "--dataset", str(root / "release"), "--config", "m-rs-en",
+                                               "--backend", "openai", "--base-url", server.base_url, "--model", "stub",
+                                               "--scoring", scoring, "--output-dir", str(root / scoring), "--no-progress"])
+        assert result.exit_code == 0, result.output
+        results[scoring] = json.loads((root / scoring / "results.json").read_text(encoding="utf-8"))
+    return results
+
+
+def test_an_unboxed_multi_needle_reasoning_answer_scores_zero_by_default(needlebench_runs):
+    assert needlebench_runs["official"]["run"]["task_options"]["scoring"] == "official"
+    assert config_scores(needlebench_runs["official"]) == {"m-rs-en": 0.0}
+    assert config_scores(needlebench_runs["lenient"]) == {"m-rs-en": 1.0}
