@@ -9,15 +9,22 @@ import pytest
 
 import eval.benchmarks as registry
 from eval.benchmark import Benchmark, task_from_columns
-from eval.benchmarks import BENCHMARK_OF_TASK, BENCHMARKS, TASKS, get_benchmark, get_task, task_name_for_row
+from eval.benchmarks import (
+    BENCHMARK_OF_TASK,
+    BENCHMARKS,
+    TASKS,
+    get_benchmark,
+    get_task,
+    task_name_for_row,
+)
 from eval.benchmarks.needlebench.tasks import PAPER_LANGS
 from eval.benchmarks.needlebench.tasks import RULES as NEEDLEBENCH_RULES
 from eval.benchmarks.rulerv2.report import DOMAIN_NAMES, LEVEL_COLOURS
 from eval.benchmarks.rulerv2.tasks import RULES as RULERV2_RULES
 from eval.task import TaskOptions
+from generators.embs import spec as embs_spec
 from generators.haystackcraft import spec as haystackcraft_spec
 from generators.needlebench import spec as needlebench_spec
-from generators.embs import spec as embs_spec
 from generators.rulerv2 import spec as rulerv2_spec
 from generators.sequential_niah import spec as sequential_spec
 from needlework.errors import SpecError
@@ -53,7 +60,7 @@ def test_every_registered_task_resolves_and_belongs_to_its_benchmark(benchmark: 
 
 def test_tasks_is_the_union_of_the_benchmarks_tasks():
     assert sorted(TASKS) == sorted(name for benchmark in BENCHMARKS for name in benchmark.tasks)
-    assert len(TASKS) == 12 + 4 + 1 + 2 + 2
+    assert len(TASKS) == 12 + 6 + 4 + 1 + 2 + 2  # RULERv2's 12 and its 6 math-base solve/copy tasks (D.2)
 
 
 def test_task_tables_match_the_generators_grids():

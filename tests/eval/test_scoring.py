@@ -20,7 +20,7 @@ from eval.scoring import (
     ruler_score,
     string_match,
 )
-from eval.task import TaskOptions, strip_reasoning
+from eval.task import TaskOptions, after_reasoning, strip_reasoning
 from needlework.errors import SpecError
 from tests.support.releases import eval_release, release_rows  # noqa: F401 - fixtures
 
@@ -244,8 +244,11 @@ def test_references_are_the_row_answers(release_rows):
 )
 def test_extract_strips_reasoning_up_to_the_last_marker(response: str, marker: str | None, expected: str):
     assert strip_reasoning(response, marker) == expected
-    task = get_task(MK, TaskOptions(thinking_end=marker))
-    assert task.extract(response) == expected
+    assert get_task(MK, TaskOptions(thinking_end=marker, scoring="lenient")).extract(response) == expected
+    # Officially the text after the marker is kept as written: eval_ruler2 scores the generation untrimmed.
+    untrimmed = after_reasoning(response, marker)
+    assert untrimmed.strip() == expected
+    assert get_task(MK, TaskOptions(thinking_end=marker)).extract(response) == untrimmed
 
 
 def test_score_after_extract_ignores_answers_inside_reasoning():
