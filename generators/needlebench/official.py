@@ -60,19 +60,37 @@ what the text says, so the answer follows from the text)."""
 OFFICIAL_STORY_JOINER = ""
 """OpenCompass joins the shuffled link sentences with nothing between them (``''.join``)."""
 
+ELDEST_EXAMPLES: dict[str, str] = {
+    "en": (
+        "For example:\n"
+        "Example 1: If James Hill's father is Jasmine Lane, and no further information about familial relationships is provided in the text, then the oldest relative James Hill can trace back to in the provided text is \\boxed{{Jasmine Lane}}.\n"
+        "Example 2: If Andrew Williams's grandmother is Dan Newton, and Dan Newton's father is James Hill, and no further information about familial relationships is provided in the text, then the oldest relative Andrew Williams can trace back to in the provided text is \\boxed{{James Hill}}.\n"
+        "Example 3: If Jeff White's father is Kevin Le, Dan Newton's grandmother is Jeff White, and Jeff White's father is Kevin Le, and Shelley Mills is Dan Newton's great-granddaughter, and no further information about familial relationships is provided in the text, then the oldest relative Shelley Mills can trace back to in the provided text is \\boxed{{Kevin Le}}.\n"
+        "\n"
+        "Notes:\n"
+        "1. You do not need to worry about the gender consistency of names in this test. For example, a name that is typically considered feminine can still be the father of another person. Our primary focus is on who is older.\n"
+        "2. Ignore surname inheritance issues. For instance, Andrew Williams could still be the biological father of Christopher Baker. We only care about who is older and do not need to consider whether a child should inherit the father's or mother's surname.\n"
+    ),
+    "zh": (
+        "例如：\n"
+        "例子1.如果张强的父亲是马克，除此以外提供的文本中没有更多关于亲属关系的信息，那么在提供的文本中张强能够向上追溯到的最年长的亲人就是马克。\n"
+        "例子2.如果李明的姥姥是张红，而张红的父亲是张强，除此以外提供的文本中没有更多关于亲属关系的信息，那么在提供的文本中李明能够向上追溯到的最年长的亲人就是张强。\n"
+        "例子3.如果小明是张红的曾孙女，张红的祖母是王华，王华的父亲是王刚，除此以外提供的文本中没有更多关于亲属关系的信息，那么小明能够向上追溯到的最年长的亲人就是王刚。\n"
+        "\n"
+        "注意：\n"
+        "1. 你不必纠结这个测试中的人名的性别关系，例如，一个通常被视为女性化的名字仍然可以是其他人的父亲，我们的重点是谁更年长。\n"
+        "2. 忽略这个测试中的姓氏遗传问题，例如，李明仍然可能是王鹏的亲生父亲，我们只关注谁更年长，不必纠结孩子是否应该继承父亲或母亲的性别。\n"
+    ),
+}
+"""The worked examples and notes 1-2 that atc.py's eldest-ancestor prompts and multi.py's M-RS prompts share, word
+for word (each prompt adds its own note 3)."""
+
 OFFICIAL_ATC_PROMPTS: dict[str, dict[str, str]] = {
     "en": {
         "eldest_ancestor": (
             "Here is a test for multi-step reasoning ability called the Ancestral Trace Challenge. In this test, we will simulate different people's familial relationships, and your task is to continuously reason through them until you identify the eldest ancestor.\n"
             "\n"
-            "For example:\n"
-            "Example 1: If James Hill's father is Jasmine Lane, and no further information about familial relationships is provided in the text, then the oldest relative James Hill can trace back to in the provided text is \\boxed{{Jasmine Lane}}.\n"
-            "Example 2: If Andrew Williams's grandmother is Dan Newton, and Dan Newton's father is James Hill, and no further information about familial relationships is provided in the text, then the oldest relative Andrew Williams can trace back to in the provided text is \\boxed{{James Hill}}.\n"
-            "Example 3: If Jeff White's father is Kevin Le, Dan Newton's grandmother is Jeff White, and Jeff White's father is Kevin Le, and Shelley Mills is Dan Newton's great-granddaughter, and no further information about familial relationships is provided in the text, then the oldest relative Shelley Mills can trace back to in the provided text is \\boxed{{Kevin Le}}.\n"
-            "\n"
-            "Notes:\n"
-            "1. You do not need to worry about the gender consistency of names in this test. For example, a name that is typically considered feminine can still be the father of another person. Our primary focus is on who is older.\n"
-            "2. Ignore surname inheritance issues. For instance, Andrew Williams could still be the biological father of Christopher Baker. We only care about who is older and do not need to consider whether a child should inherit the father's or mother's surname.\n"
+            + ELDEST_EXAMPLES["en"] +
             "3. At the end of your response, remember to put your final answer within \\boxed{{}}. For example: \"So the oldest relative '{last_person}' can trace back to in the provided text is \\boxed{{somebody (your answer here)}}.\"\n"
             "\n"
             "Now, the scrambled family relationships are provided below:\n"
@@ -142,14 +160,7 @@ OFFICIAL_ATC_PROMPTS: dict[str, dict[str, str]] = {
         "eldest_ancestor": (
             "下面是对你的多步推理能力的测试，这个测试叫做祖先追溯测试，我们会模拟不同人的家庭亲属关系，你的任务是在其中不断推理，直到找到最年长的祖先。\n"
             "                \n"
-            "例如：\n"
-            "例子1.如果张强的父亲是马克，除此以外提供的文本中没有更多关于亲属关系的信息，那么在提供的文本中张强能够向上追溯到的最年长的亲人就是马克。\n"
-            "例子2.如果李明的姥姥是张红，而张红的父亲是张强，除此以外提供的文本中没有更多关于亲属关系的信息，那么在提供的文本中李明能够向上追溯到的最年长的亲人就是张强。\n"
-            "例子3.如果小明是张红的曾孙女，张红的祖母是王华，王华的父亲是王刚，除此以外提供的文本中没有更多关于亲属关系的信息，那么小明能够向上追溯到的最年长的亲人就是王刚。\n"
-            "\n"
-            "注意：\n"
-            "1. 你不必纠结这个测试中的人名的性别关系，例如，一个通常被视为女性化的名字仍然可以是其他人的父亲，我们的重点是谁更年长。\n"
-            "2. 忽略这个测试中的姓氏遗传问题，例如，李明仍然可能是王鹏的亲生父亲，我们只关注谁更年长，不必纠结孩子是否应该继承父亲或母亲的性别。\n"
+            + ELDEST_EXAMPLES["zh"] +
             "3. 在回答的最后，将你的答案放在\\boxed{{}}中，例如：\"所以{last_person}能向上追溯到的最年长的亲人就是\\boxed{{某人（你的答案）}}\"\n"
             "\n"
             "现在，打乱的家族关系文本如下：\n"

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from generators.needlebench.official import ELDEST_EXAMPLES
+
 OFFICIAL_SPARSE_PROMPTS: dict[str, dict[str, dict[str, str]]] = {
     "s-rt": {  # origin.py
         "en": {
@@ -122,14 +124,7 @@ OFFICIAL_SPARSE_PROMPTS: dict[str, dict[str, dict[str, str]]] = {
                 "\n"
                 "Based on the information in the document, now please answer: {retrieval_question}\n"
                 "\n"
-                "For example:\n"
-                "Example 1: If James Hill's father is Jasmine Lane, and no further information about familial relationships is provided in the text, then the oldest relative James Hill can trace back to in the provided text is \\boxed{{Jasmine Lane}}.\n"
-                "Example 2: If Andrew Williams's grandmother is Dan Newton, and Dan Newton's father is James Hill, and no further information about familial relationships is provided in the text, then the oldest relative Andrew Williams can trace back to in the provided text is \\boxed{{James Hill}}.\n"
-                "Example 3: If Jeff White's father is Kevin Le, Dan Newton's grandmother is Jeff White, and Jeff White's father is Kevin Le, and Shelley Mills is Dan Newton's great-granddaughter, and no further information about familial relationships is provided in the text, then the oldest relative Shelley Mills can trace back to in the provided text is \\boxed{{Kevin Le}}.\n"
-                "\n"
-                "Notes:\n"
-                "1. You do not need to worry about the gender consistency of names in this test. For example, a name that is typically considered feminine can still be the father of another person. Our primary focus is on who is older.\n"
-                "2. Ignore surname inheritance issues. For instance, Andrew Williams could still be the biological father of Christopher Baker. We only care about who is older and do not need to consider whether a child should inherit the father's or mother's surname.\n"
+                + ELDEST_EXAMPLES["en"] +
                 "3. At the end of your response, remember to put your final answer within \\boxed{{}}. For example: \"So the oldest relative '{last_person}' can trace back to in the provided text is \\boxed{{(your answer here)}}.\"\n"
                 "\n"
             ),
@@ -137,14 +132,7 @@ OFFICIAL_SPARSE_PROMPTS: dict[str, dict[str, dict[str, str]]] = {
                 "This is a test of long-text capability. You need to first read the question below, and then answer it based on the information in the long document that follows.\n"
                 "Now please answer: {retrieval_question}\n"
                 "\n"
-                "For example:\n"
-                "Example 1: If James Hill's father is Jasmine Lane, and no further information about familial relationships is provided in the text, then the oldest relative James Hill can trace back to in the provided text is \\boxed{{Jasmine Lane}}.\n"
-                "Example 2: If Andrew Williams's grandmother is Dan Newton, and Dan Newton's father is James Hill, and no further information about familial relationships is provided in the text, then the oldest relative Andrew Williams can trace back to in the provided text is \\boxed{{James Hill}}.\n"
-                "Example 3: If Jeff White's father is Kevin Le, Dan Newton's grandmother is Jeff White, and Jeff White's father is Kevin Le, and Shelley Mills is Dan Newton's great-granddaughter, and no further information about familial relationships is provided in the text, then the oldest relative Shelley Mills can trace back to in the provided text is \\boxed{{Kevin Le}}.\n"
-                "\n"
-                "Notes:\n"
-                "1. You do not need to worry about the gender consistency of names in this test. For example, a name that is typically considered feminine can still be the father of another person. Our primary focus is on who is older.\n"
-                "2. Ignore surname inheritance issues. For instance, Andrew Williams could still be the biological father of Christopher Baker. We only care about who is older and do not need to consider whether a child should inherit the father's or mother's surname.\n"
+                + ELDEST_EXAMPLES["en"] +
                 "3. At the end of your response, remember to put your final answer within \\boxed{{}}. For example: \"So the oldest relative '{last_person}' can trace back to in the provided text is \\boxed{{(your answer here)}}.\"\n"
                 "\n"
                 "The content of the long document is as follows\n"
@@ -166,14 +154,7 @@ OFFICIAL_SPARSE_PROMPTS: dict[str, dict[str, dict[str, str]]] = {
                 "\n"
                 "根据文档中的信息，现在请问：{retrieval_question}\n"
                 "\n"
-                "例如：\n"
-                "例子1.如果张强的父亲是马克，除此以外提供的文本中没有更多关于亲属关系的信息，那么在提供的文本中张强能够向上追溯到的最年长的亲人就是马克。\n"
-                "例子2.如果李明的姥姥是张红，而张红的父亲是张强，除此以外提供的文本中没有更多关于亲属关系的信息，那么在提供的文本中李明能够向上追溯到的最年长的亲人就是张强。\n"
-                "例子3.如果小明是张红的曾孙女，张红的祖母是王华，王华的父亲是王刚，除此以外提供的文本中没有更多关于亲属关系的信息，那么小明能够向上追溯到的最年长的亲人就是王刚。\n"
-                "\n"
-                "注意：\n"
-                "1. 你不必纠结这个测试中的人名的性别关系，例如，一个通常被视为女性化的名字仍然可以是其他人的父亲，我们的重点是谁更年长。\n"
-                "2. 忽略这个测试中的姓氏遗传问题，例如，李明仍然可能是王鹏的亲生父亲，我们只关注谁更年长，不必纠结孩子是否应该继承父亲或母亲的性别。\n"
+                + ELDEST_EXAMPLES["zh"] +
                 "3. 在回答的最后，将你的答案放在\\boxed{{}}中，例如：“所以{last_person}能向上追溯到的最年长的亲人就是\\boxed{{（你的答案）}}”\n"
                 "\n"
             ),
@@ -181,14 +162,7 @@ OFFICIAL_SPARSE_PROMPTS: dict[str, dict[str, dict[str, str]]] = {
                 "这是一个长文本能力的测试，你需要首先阅读下面的问题，然后根据最后长文档中的信息回答下面的问题。\n"
                 "现在请问：{retrieval_question}\n"
                 "\n"
-                "例如：\n"
-                "例子1.如果张强的父亲是马克，除此以外提供的文本中没有更多关于亲属关系的信息，那么在提供的文本中张强能够向上追溯到的最年长的亲人就是马克。\n"
-                "例子2.如果李明的姥姥是张红，而张红的父亲是张强，除此以外提供的文本中没有更多关于亲属关系的信息，那么在提供的文本中李明能够向上追溯到的最年长的亲人就是张强。\n"
-                "例子3.如果小明是张红的曾孙女，张红的祖母是王华，王华的父亲是王刚，除此以外提供的文本中没有更多关于亲属关系的信息，那么小明能够向上追溯到的最年长的亲人就是王刚。\n"
-                "\n"
-                "注意：\n"
-                "1. 你不必纠结这个测试中的人名的性别关系，例如，一个通常被视为女性化的名字仍然可以是其他人的父亲，我们的重点是谁更年长。\n"
-                "2. 忽略这个测试中的姓氏遗传问题，例如，李明仍然可能是王鹏的亲生父亲，我们只关注谁更年长，不必纠结孩子是否应该继承父亲或母亲的性别。\n"
+                + ELDEST_EXAMPLES["zh"] +
                 "3. 在回答的最后，将你的答案放在\\boxed{{}}中，例如：“所以{last_person}能向上追溯到的最年长的亲人就是\\boxed{{（你的答案）}}”\n"
                 "\n"
                 "长文档内容的如下\n"
