@@ -145,8 +145,7 @@ def usage_and_timing(records: Iterable[Mapping[str, Any]]) -> tuple[dict[str, in
     return dict(usage), timing
 
 
-def width_scores(expected: Sequence[Mapping[str, Any]], scored: Sequence[ScoredSample],
-                 predictions: Sequence[str | None]) -> dict[str, Any] | None:
+def width_scores(expected: Sequence[Mapping[str, Any]], scored: Sequence[ScoredSample]) -> dict[str, Any] | None:
     """Scaling width (RULERv2 Appendix D.3, Figure 7 bottom): mean, max and majority over 1..k responses per row.
 
     For each k, over the rows whose first k responses are all done: ``average`` is the mean of their
@@ -156,13 +155,12 @@ def width_scores(expected: Sequence[Mapping[str, Any]], scored: Sequence[ScoredS
 
     Args:
         expected: The run's expected samples; several responses of a row carry ``generation`` 0..k-1.
-        scored: The samples scored, aligned with ``expected``.
-        predictions: The extracted answer of each sample (None for an error or a missing sample).
+        scored: The samples scored, aligned with ``expected`` (their ``prediction`` is the answer voted on).
     """
     rows: dict[tuple[str, str], dict[int, tuple[float, str | None]]] = defaultdict(dict)
-    for entry, sample, prediction in zip(expected, scored, predictions):
+    for entry, sample in zip(expected, scored):
         if entry.get("generation") is not None and sample.score is not None:
-            rows[(entry["config"], entry["row_id"])][int(entry["generation"])] = (float(sample.score), prediction)
+            rows[(entry["config"], entry["row_id"])][int(entry["generation"])] = (float(sample.score), sample.prediction)
     if not rows:
         return None
     widest = max(1 + max(done) for done in rows.values())

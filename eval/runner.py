@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -310,21 +310,6 @@ async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Reque
         bar.close()
 
 
-def extracted_answers(expected: Sequence[Mapping[str, Any]], records: Mapping[str, Mapping[str, Any]],
-                      options: TaskOptions) -> list[str | None]:
-    """The extracted answer of each expected sample (None without a record or with an error), for majority voting."""
-    tasks: dict[str, Task] = {}
-    answers: list[str | None] = []
-    for entry in expected:
-        record = records.get(entry["key"])
-        if record is None or record.get("error") is not None:
-            answers.append(None)
-            continue
-        task = tasks.get(entry["task"]) or tasks.setdefault(entry["task"], get_task(entry["task"], options))
-        answers.append(task.extract(record["text"] or ""))
-    return answers
-
-
 def backend_facts(backend: Backend, directory: RunDirectory, asked: bool) -> dict[str, Any]:
     """``backend.describe()``; when this invocation never asked the backend (nothing was pending, so no
     preflight), the facts it leaves unknown (None: a discovered window and how it is counted, engine
@@ -370,8 +355,7 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
     run_info, expected = saved_run["run"], saved_run["expected"]
     options = TaskOptions.from_record(run_info["task_options"])
     scored = score_samples(expected, records, options)
-    width = width_scores(expected, scored, extracted_answers(expected, records, options)) \
-        if any(e.get("generation") is not None for e in expected) else None
+    width = width_scores(expected, scored)
     metrics = sorted({get_task(t, options).metric for t in {e["task"] for e in expected}})
     counts = count_outcomes(scored)
     expected_keys = {e["key"] for e in expected}

@@ -24,6 +24,7 @@ class ScoredSample:
 
     ``extra`` holds the secondary scores of a task that reports some beside its metric
     (``secondary_scores``: HaystackCraft's exact match ``em``); empty otherwise and for errors.
+    ``prediction`` is the extracted answer that was scored (None for an error or a missing sample).
     """
 
     key: str
@@ -33,6 +34,7 @@ class ScoredSample:
     score: float | None
     error_kind: str | None
     extra: Mapping[str, float] = field(default_factory=dict)
+    prediction: str | None = None
 
 
 def score_records(expected: Sequence[Mapping[str, Any]], records: Mapping[str, Mapping[str, Any]],
@@ -54,6 +56,7 @@ def score_records(expected: Sequence[Mapping[str, Any]], records: Mapping[str, M
         score: float | None = None
         error_kind = None
         extra: dict[str, float] = {}
+        prediction: str | None = None
         if record is not None:
             error = record.get("error")
             if error is not None:
@@ -66,7 +69,7 @@ def score_records(expected: Sequence[Mapping[str, Any]], records: Mapping[str, M
                 if hasattr(task, "secondary_scores"):
                     extra = task.secondary_scores(prediction, record["references"])
         scored.append(ScoredSample(item["key"], item["config"], item["task"], item["metadata"], score, error_kind,
-                                   extra))
+                                   extra, prediction))
     return scored
 
 

@@ -20,24 +20,25 @@ from tests.support.releases import write_test_release
 from tests.support.scripted import ScriptedBackend
 
 
-def sample(key: str, score: float | None, error: str | None = None) -> ScoredSample:
-    return ScoredSample(key, "c", "t", {}, score, error)
+def sample(key: str, score: float | None, error: str | None = None, prediction: str | None = None) -> ScoredSample:
+    return ScoredSample(key, "c", "t", {}, score, error, prediction=prediction)
 
 
 def test_average_maximum_and_majority_per_k_are_exact():
     # Row r1: answers x (0), y (1), x (0); row r2: z (1), z (1), a failed response (0, no answer).
     expected = [{"config": "c", "row_id": r, "generation": g, "key": f"{r}{g}"} for r in ("r1", "r2") for g in range(3)]
-    scored = [sample("r10", 0.0), sample("r11", 1.0), sample("r12", 0.0),
-              sample("r20", 1.0), sample("r21", 1.0), sample("r22", 0.0, "timeout")]
     predictions = ["x", "y", "x", "z", "z", None]
-    width = width_scores(expected, scored, predictions)
+    scored = [sample(f"{r}{g}", score, error, answer) for (r, g), score, error, answer in zip(
+        [(r, g) for r in ("r1", "r2") for g in range(3)], [0.0, 1.0, 0.0, 1.0, 1.0, 0.0],
+        [None] * 5 + ["timeout"], predictions)]
+    width = width_scores(expected, scored)
     assert width == {"k": [1, 2, 3], "average": [0.5, 0.75, 0.5], "maximum": [0.5, 1.0, 1.0],
                      "majority": [0.5, 0.5, 0.5], "rows": [2, 2, 2]}
     # k = 2 for r1: x and y tie once each, the one given first (x, 0) wins; k = 3: x twice.
 
 
 def test_rows_asked_once_have_no_width():
-    assert width_scores([{"config": "c", "row_id": "r", "key": "k"}], [sample("k", 1.0)], ["a"]) is None
+    assert width_scores([{"config": "c", "row_id": "r", "key": "k"}], [sample("k", 1.0, prediction="a")]) is None
 
 
 @pytest.mark.usefixtures("registered")
