@@ -124,6 +124,12 @@ class RulerV2Build:
             :class:`generators.rulerv2.spec.RulerOptions` (:attr:`options` builds it).
         seed: Build seed.
         tokenizer: Tokenizer spec that counts every budget.
+        model: The model the release is built for (a Hub id or a local folder with a
+            ``tokenizer.json``): its tokenizer (``hf:<model>``) counts every length instead of
+            ``tokenizer``, as NeMo-Skills prepares ruler2 for each evaluated model
+            (``prepare_data.py --tokenizer_path``; RULER counts "with the tokenizer of the model
+            evaluated"). The manifest records it (``lengths_for_model``) and ``python -m eval run``
+            warns when another model is evaluated on the release.
         mcq: Multiple-choice source for the NIAH easy-to-hard tasks: ``world`` (embedded default),
             an MMLU folder, an MCQ table file, or ``hub:cais/mmlu``.
         docqa: Multi-doc QA source: ``world``, a HotpotQA JSON/JSONL file, or ``hub:hotpotqa/hotpot_qa``;
@@ -158,6 +164,9 @@ class RulerV2Build:
     samples: int = option(100, "Samples per length.")
     seed: int = option(0, "Build seed.")
     tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec (e.g. cl100k_base, hf:PATH).")
+    model: str = option("", "The model to be evaluated (Hub id or local folder): its tokenizer (hf:MODEL) counts every "
+                            "length, as the paper prepares data per model (default under --preset paper).",
+                        default_text="")
     key_kind: KeyKind = option("words", "Basic NIAH keys.")
     key_length: int = option(2, "Words (or digits) per basic NIAH key.")
     value_digits: int = option(10, "Digits per basic NIAH value.")
@@ -187,6 +196,9 @@ class RulerV2Build:
                             default_text="")
 
     def __post_init__(self) -> None:
+        if self.model and self.tokenizer not in (DEFAULT_TOKENIZER, self.model_tokenizer):
+            raise SpecError(f"--model {self.model} counts lengths with its own tokenizer ({self.model_tokenizer}); "
+                            f"--tokenizer {self.tokenizer} contradicts it: give one of the two")
         if self.mk_base not in MK_BASES:
             raise SpecError(f"mk_base must be one of {', '.join(MK_BASES)}; got {self.mk_base!r}")
         if self.mk_source and self.mk_base == "mmlu":
@@ -205,6 +217,31 @@ class RulerV2Build:
             raise SpecError(f"tasks must not repeat, got {', '.join(self.tasks)}")
         for task in self.tasks:
             self.task_spec(task)
+
+    @property
+    def model_tokenizer(self) -> str:
+        """The tokenizer spec of ``model`` (``hf:<model>``), or ``""`` without a model."""
+        return f"hf:{self.model}" if self.model else ""
+
+    @property
+    def counting_tokenizer(self) -> str:
+        """The tokenizer that counts every length: the model's when one is named, else ``tokenizer``."""
+        return self.model_tokenizer or self.tokenizer
+
+    def lengths_for_model(self, tokens: TokenCounter) -> dict | None:
+        """What the manifest records about whose tokenizer counted the lengths (``lengths_for_model``),
+        for a build for a named model or under the paper preset; ``None`` otherwise (needlework's own
+        setup counts with one fixed tokenizer on purpose).
+
+        The paper's lengths are the evaluated model's tokens: NeMo-Skills prepares ruler2 once per
+        model (``nemo_skills/dataset/ruler2/prepare_data.py``, ``--tokenizer_path``). Eval compares
+        ``model`` with the model it runs and warns on a mismatch.
+        """
+        if not (self.model or self.preset == "paper"):
+            return None
+        return {"model": self.model or None, "tokenizer": tokens.name,
+                "rule": "lengths are counted with the evaluated model's tokenizer (NeMo-Skills ruler2 prepare_data.py "
+                        "--tokenizer_path): build once per model with --model"}
 
     @property
     def options(self) -> RulerOptions:
@@ -302,10 +339,12 @@ class BuildReport:
     out: Path
     rows: dict[str, int] = field(default_factory=dict)
     dropped: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
-        """The rows written, and the source questions dropped (their gold documents are missing)."""
-        lines = [wrote_line(self.out, self.rows)]
+        """The rows written, what the user should know about them, and the source questions dropped
+        (their gold documents are missing)."""
+        lines = [wrote_line(self.out, self.rows), *self.notices]
         if self.dropped:
             lines.append(f"dropped {len(self.dropped)} source questions whose gold documents are missing: "
                          f"{', '.join(self.dropped[:5])}" + (" ..." if len(self.dropped) > 5 else ""))
@@ -338,7 +377,7 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
     """
     paper = spec.preset == "paper"
     preset_values = spec.paper_values() if paper else None  # fails early on a missing distractor source
-    tokens = tokens or load_tokenizer(spec.tokenizer)
+    tokens = tokens or load_tokenizer(spec.counting_tokenizer)
     words, inputs = load_key_words()
     try:
         mcq = resolve_mcq(spec.mcq_source, spec.seed) if spec.needs("mcq") else None
@@ -360,6 +399,9 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
     materials = prepare_materials(tokens, mcq and mcq.pool, docqa and docqa.pool, spec.preset)  # type: ignore[arg-type]
     math_materials = prepare_materials(tokens, math.pool, None, spec.preset) if math else None  # type: ignore[arg-type]
     manifest = base_manifest(BENCHMARK, spec, tokens, inputs)
+    lengths_for_model = spec.lengths_for_model(tokens)
+    if lengths_for_model is not None:
+        manifest["lengths_for_model"] = lengths_for_model
     if preset_values is not None:
         manifest["preset"] = preset_values
         manifest["eval_generation"] = dict(EVAL_GENERATION)
@@ -389,7 +431,11 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
                 message = str(err)
                 raise BudgetError(message if message.startswith(f"{task}:") else f"{task}: {message}") from err
             rows[task] = total
-    return BuildReport(Path(out), rows, dropped)
+    notices = ()
+    if lengths_for_model is not None and lengths_for_model["model"] is None:
+        notices = ((f"lengths were counted with {tokens.name}; the paper counts each evaluated model's own tokens: "
+                    "build with --model MODEL for the model you evaluate"),)
+    return BuildReport(Path(out), rows, dropped, notices)
 
 
 DEMO_LENGTHS = (4096, 8192, 16384)

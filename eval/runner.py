@@ -123,6 +123,27 @@ class RunSpec:
         return settings
 
 
+def model_stem(model: str) -> str:
+    """A model's name without its organisation or folder, lower case: ``Qwen/Qwen2.5-7B-Instruct``,
+    ``/models/qwen2.5-7b-instruct/`` and ``qwen2.5-7b-instruct`` are one model."""
+    return model.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1].lower()
+
+
+def length_counting_warning(lengths_for_model: Mapping[str, Any] | None, model: str) -> str | None:
+    """A warning when a release whose lengths are meant to be the evaluated model's tokens (its
+    manifest's ``lengths_for_model``, written by RULERv2 builds for a named model or under the paper
+    preset) was counted for another model than ``model``, or for none; ``None`` when they agree or
+    the release makes no such claim."""
+    if not lengths_for_model:
+        return None
+    built_for = lengths_for_model.get("model")
+    if built_for and model_stem(built_for) == model_stem(model):
+        return None
+    counted = f"{lengths_for_model.get('tokenizer')}" + (f" (built for {built_for})" if built_for else "")
+    return (f"lengths were counted with {counted}, not {model}'s tokenizer, so a row's length is not {model}'s length "
+            f"as the paper measures it; rebuild with --model {model} to compare with the paper")
+
+
 def release_generation(release: Release) -> dict[str, Any]:
     """The evaluation settings a release's preset records (manifest ``eval_generation``: the paper's decoding,
     e.g. ``max_tokens``), empty when the release leaves them to the row reserve."""
@@ -334,6 +355,7 @@ def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info:
         "needlework_version": __version__, "dataset_identity": release.identity, "benchmark": release.benchmark,
         "manifest_sha256": release.manifest_sha256, "tokenizer": release.manifest.get("tokenizer"),
         "eval_generation": release_generation(release) or None,
+        "lengths_for_model": release.manifest.get("lengths_for_model"),
         **dict(backend_info),
     }
     saved = {"schema_version": SCHEMA_VERSION, "run": run_info, "provenance": provenance, "expected": expected}
@@ -372,6 +394,9 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
         warnings.append(f"{truncated} of {counts['answered']} answers stopped at max_tokens "
                         f"({limit if limit is not None else 'the row reserve'}; finish_reason 'length') and may be cut off "
                         "before their answer; raise it with --gen-kwargs max_tokens=N and re-run to compare")
+    counting = length_counting_warning(saved_run["provenance"].get("lengths_for_model"), run_info["model"])
+    if counting:
+        warnings.append(counting)
     if counts["errors"].get("skipped_window"):
         warnings.append(f"{counts['errors']['skipped_window']} samples were over the model's window (counted before "
                         "sending) and were skipped, not truncated; compare only lengths inside the window")
