@@ -1,7 +1,7 @@
 """The ``needlework`` command: parses options and calls builder functions that tests call too.
 
 ``needlework build <benchmark>`` is generated from each registered builder's spec
-(:mod:`builders.options`); ``build demo``, ``validate`` and ``info`` work on any release.
+(:mod:`builders.options`); ``build demo``, ``validate``, ``push`` and ``info`` work on any release.
 """
 
 from __future__ import annotations
@@ -88,6 +88,36 @@ def validate(release: Path) -> None:
     if problems:
         raise SystemExit(1)
     click.echo(f"{release}: valid")
+
+
+@main.command()
+@click.argument("release", type=click.Path(path_type=Path))
+@click.argument("repo_id")
+@click.option("--tag", default=None, help="Version tag of the pushed commit (default v{needlework version}-{content hash}).")
+@click.option("--private", is_flag=True, help="Create the dataset repository private.")
+@click.option("--message", default=None, help="Commit message.")
+@click.option("--dry-run", is_flag=True, help="Validate and list what would be uploaded; contact nobody.")
+@domain_errors
+def push(release: Path, repo_id: str, tag: str | None, private: bool, message: str | None, dry_run: bool) -> None:
+    """Validate RELEASE, upload it to the Hub dataset REPO_ID in one commit and tag it.
+
+    The token comes from HF_TOKEN or the login cache (hf auth login), never from an argument.
+    """
+    from builders.push import plan_push, push_release
+
+    check_release_folder(release, reader="needlework push reads a local folder")
+    plan = plan_push(release, repo_id, tag)
+    if dry_run:
+        for line in plan.lines():
+            click.echo(line)
+        return
+    try:
+        result = push_release(plan, private=private, message=message)
+    except OSError as err:  # the Hub's HTTP errors are OSErrors with several lines; the first says what
+        first_line = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise OSError(f"{repo_id}: push failed: {first_line}") from err
+    for line in result.lines():
+        click.echo(line)
 
 
 @main.command()
