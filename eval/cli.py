@@ -228,13 +228,48 @@ def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url
         directory = RunDirectory(run_dir)
         judged_benchmark(directory.read_run(), run_dir)  # fails before a backend is made
         judge = backend_for(backend, model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
-        verdicts = judge_run(run_dir, judge, generation=generation)
+        verdicts = judge_run(run_dir, judge, generation=generation, judge_model=model)
         scores = [v.score for v in verdicts.values() if v.score is not None]
         correct = sum(score == 1.0 for score in scores)
         unparsed = sum(v.value is None for v in verdicts.values())
         mean = f", mean score {sum(scores) / len(scores):.3f} of 1" if scores else ""
         click.echo(f"{run_dir}: {len(verdicts)} judged, {correct} correct (full marks){mean}"
                    + (f", {unparsed} without a verdict" if unparsed else "") + f" ({directory.judge_file})")
+
+
+@main.command("judge-accuracy", help="Measure a judge model on a Sequential-NIAH release's labelled candidates "
+                                      "(judge-test): accuracy by candidate type in the layout of the paper's Tables 4 "
+                                      "and 6, printed and written to the run directory; re-running resumes.")
+@click.option("--dataset", required=True, help="A Sequential-NIAH release folder or Hub dataset id.")
+@click.option("--revision", default=None, help="Hub revision (branch, tag or commit).")
+@click.option("--config", default="judge-test", show_default=True, help="The judge config to measure on.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N candidates (not reportable).")
+@_backend_options("The judge model.", "OpenAI-compatible endpoint of the judge.")
+@click.option("--gen-kwargs", default=None, help="Judge generation settings (default temperature=0).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=600.0, show_default=True)
+@click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
+@click.option("--output-dir", type=click.Path(path_type=Path), default=None,
+              help="Run directory (default eval-runs/<release>/<model>-<config>).")
+@click.option("--progress/--no-progress", default=True)
+@domain_errors
+def judge_accuracy_command(dataset: str, revision: str | None, config: str, limit: int | None, backend: str, model: str,
+                           base_url: str | None, api_key_env: str, concurrency: int, gen_kwargs: str | None,
+                           timeout_s: float, max_retries: int, output_dir: Path | None, progress: bool) -> None:
+    from eval.benchmarks.sequential_niah.judge_accuracy import judge_accuracy
+    from eval.runner import RunSpec
+
+    spec = RunSpec(dataset=dataset, configs=(config,), model=model, backend=backend, revision=revision,  # type: ignore[arg-type]
+                   split=config.removeprefix("judge-"), base_url=base_url, concurrency=concurrency, limit=limit,
+                   generation=parse_gen_kwargs(gen_kwargs), output_dir=output_dir, timeout_s=timeout_s,
+                   max_retries=max_retries, api_key_env=api_key_env)
+    try:
+        outcome = judge_accuracy(spec, progress=progress)
+    except PreflightError as err:
+        raise UserError(str(err)) from err
+    except BackendError as err:
+        raise UserError(f"judge accuracy stopped: {err}") from err
+    click.echo(outcome.text)
+    click.echo(f"{RunDirectory(outcome.run_dir).results_file}\n{outcome.report}")
 
 
 @main.command("count")

@@ -46,7 +46,7 @@ def judged_benchmark(saved: Mapping[str, Any], run_dir: Path) -> tuple[Benchmark
 
 
 def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] | None = None,
-              release: Release | None = None) -> dict[str, Verdict]:
+              release: Release | None = None, judge_model: str | None = None) -> dict[str, Verdict]:
     """Judge every answered sample of a finished run with its benchmark's rubric (module docstring).
 
     Args:
@@ -54,6 +54,8 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
         backend: Any eval backend serving the judge model; closed when done.
         generation: Generation settings for the judge (default ``temperature=0``).
         release: The opened release (default: the run's dataset at its recorded revision).
+        judge_model: The judge's model name, kept in each verdict record as ``judge_model`` (so a
+            report can say which judge scored the run); None keeps no name.
 
     Returns:
         Every verdict of the run, by sample key.
@@ -98,7 +100,8 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
         def record(stub: Stub, outcome: Outcome) -> dict[str, Any]:
             error = None if outcome.error is None else {**asdict(outcome.error), "final": outcome.error.final}
             verdict = None if outcome.text is None else rubric.parse(outcome.text)
-            return {"key": outcome.key, **stub, "raw": outcome.text, rubric.verdict_field: verdict, "error": error}
+            named = {"judge_model": judge_model} if judge_model else {}
+            return {"key": outcome.key, **stub, "raw": outcome.text, rubric.verdict_field: verdict, "error": error, **named}
 
         asyncio.run(backend.preflight())  # the judge's server answers before any verdict is asked
         with directory.judge_writer() as writer:

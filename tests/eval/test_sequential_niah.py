@@ -13,10 +13,22 @@ import pyarrow as pa
 import pytest
 
 from eval.benchmarks import TASKS, get_task, task_name_for_row
-from eval.benchmarks.sequential_niah.items import normalize_item, parse_items, score_items
+from eval.benchmarks.sequential_niah.items import (
+    normalize_item,
+    parse_items,
+    score_items,
+)
 from eval.benchmarks.sequential_niah.judge import JUDGE_RUBRIC, JudgeCase, judge_case
-from eval.benchmarks.sequential_niah.report import plot_groups, sequential_niah_plots, sequential_niah_section, summary
-from eval.benchmarks.sequential_niah.summary import noise_analysis, sequential_niah_summary
+from eval.benchmarks.sequential_niah.report import (
+    plot_groups,
+    sequential_niah_plots,
+    sequential_niah_section,
+    summary,
+)
+from eval.benchmarks.sequential_niah.summary import (
+    noise_analysis,
+    sequential_niah_summary,
+)
 from eval.benchmarks.sequential_niah.task import ORDERED, UNORDERED
 from eval.judge import judge_run
 from eval.report import write_report
@@ -26,11 +38,11 @@ from eval.rubric import LlmJudge
 from eval.runner import RunSpec, run
 from eval.scored import ScoredSample
 from eval.task import TaskOptions
-from tests.support.releases import write_test_release
-from tests.support.scripted import ScriptedBackend
-from needlework.errors import SpecError
 from generators.sequential_niah.judge import GROUPS, JudgeSpec, build_judge_sets
 from generators.sequential_niah.prompts import parse_eval_label, parse_judge_json
+from needlework.errors import SpecError
+from tests.support.releases import write_test_release
+from tests.support.scripted import ScriptedBackend
 from tests.support.sequential_qas import real_qas, synthetic_qas
 
 EN_REFS = ["On October 12, 2007, Barack Obama had a consultation with Iran.",
@@ -71,29 +83,29 @@ def test_tasks_are_registered_and_chosen_by_the_rows_order_flag():
 
 
 @pytest.mark.parametrize("response", [
-    "Here are the events:\n1. On October 12, 2007, Barack Obama had a consultation with Iran.\n"
+    ("Here are the events:\n1. On October 12, 2007, Barack Obama had a consultation with Iran.\n"
     "2. On November 2, 2007, Barack Obama engaged in diplomatic cooperation with Iran.\n"
-    "3. On July 25, 2008, Barack Obama demanded certain actions or concessions from Iran.",
-    "- 2007-10-12: Barack Obama had a consultation with Iran\n- 2007-11-02: Barack Obama engaged in diplomatic "
-    "cooperation with Iran\n- 2008-07-25: Barack Obama demanded certain actions or concessions from Iran",
-    "1) On 12 Oct 2007, Barack Obama had a consultation with Iran.\n2) On the 2nd of November, 2007, Barack Obama "
+    "3. On July 25, 2008, Barack Obama demanded certain actions or concessions from Iran."),
+    ("- 2007-10-12: Barack Obama had a consultation with Iran\n- 2007-11-02: Barack Obama engaged in diplomatic "
+    "cooperation with Iran\n- 2008-07-25: Barack Obama demanded certain actions or concessions from Iran"),
+    ("1) On 12 Oct 2007, Barack Obama had a consultation with Iran.\n2) On the 2nd of November, 2007, Barack Obama "
     "engaged in diplomatic cooperation with Iran.\n3) On 25th July 2008, Barack Obama demanded certain actions or "
-    "concessions from Iran.",
-    "The interactions, in order:\n\n1. **October 12, 2007**\n   - Barack Obama had a consultation with Iran.\n\n"
+    "concessions from Iran."),
+    ("The interactions, in order:\n\n1. **October 12, 2007**\n   - Barack Obama had a consultation with Iran.\n\n"
     "2. **November 2nd, 2007**\n   - Barack Obama engaged in diplomatic cooperation with Iran.\n\n"
     "3. **July 25, 2008**\n   - Barack Obama demanded certain actions or concessions from Iran.\n\n"
-    "These were the key interactions.",
-    "(1) 2007/10/12 Barack Obama had a consultation with Iran.\n(2) 2007/11/2 Barack Obama engaged in diplomatic "
-    "cooperation with Iran.\n(3) 2008/7/25 Barack Obama demanded certain actions or concessions from Iran.",
-    "• October 12, 2007: Barack Obama had a consultation with Iran. This opened a dialogue between the two.\n"
+    "These were the key interactions."),
+    ("(1) 2007/10/12 Barack Obama had a consultation with Iran.\n(2) 2007/11/2 Barack Obama engaged in diplomatic "
+    "cooperation with Iran.\n(3) 2008/7/25 Barack Obama demanded certain actions or concessions from Iran."),
+    ("• October 12, 2007: Barack Obama had a consultation with Iran. This opened a dialogue between the two.\n"
     "• November 2, 2007: Barack Obama engaged in diplomatic cooperation with Iran.\n"
-    "• July 25, 2008: Barack Obama demanded certain actions or concessions from Iran.",
-    "On October 12, 2007, Barack Obama had a consultation with Iran. On November 2, 2007, Barack Obama engaged in "
+    "• July 25, 2008: Barack Obama demanded certain actions or concessions from Iran."),
+    ("On October 12, 2007, Barack Obama had a consultation with Iran. On November 2, 2007, Barack Obama engaged in "
     "diplomatic cooperation with Iran. Then, on July 25, 2008, Barack Obama demanded certain actions or concessions "
-    "from Iran. These show a changing relationship.",
-    "<think>1. Obama met Iraq on 2001-01-01.</think>\n* On October 12, 2007, Barack Obama had a consultation with Iran.\n"
+    "from Iran. These show a changing relationship."),
+    ("<think>1. Obama met Iraq on 2001-01-01.</think>\n* On October 12, 2007, Barack Obama had a consultation with Iran.\n"
     "* On November 2, 2007, Barack Obama engaged in diplomatic cooperation with Iran.\n"
-    "* On July 25, 2008, Barack Obama demanded certain actions or concessions from Iran.",
+    "* On July 25, 2008, Barack Obama demanded certain actions or concessions from Iran."),
 ])
 def test_english_formats_dates_and_numbering_styles_are_correct(response):
     task = get_task(ORDERED, TaskOptions())
@@ -101,8 +113,8 @@ def test_english_formats_dates_and_numbering_styles_are_correct(response):
 
 
 @pytest.mark.parametrize("response", [
-    "根据文档，按时间顺序整理如下：\n1、2006年2月1日：晚上看了《爱尔兰人》，剧情很精彩。\n2、2006年2月4日：晚上在家学习了一些天文学知识。\n"
-    "3、2006年2月6日：晚上学习了一些新的音乐技巧。",
+    ("根据文档，按时间顺序整理如下：\n1、2006年2月1日：晚上看了《爱尔兰人》，剧情很精彩。\n2、2006年2月4日：晚上在家学习了一些天文学知识。\n"
+    "3、2006年2月6日：晚上学习了一些新的音乐技巧。"),
     "（1）2006-02-01，晚上看了《爱尔兰人》，剧情很精彩\n（2）2006-02-04，晚上在家学习了一些天文学知识\n（3）2006-02-06，晚上学习了一些新的音乐技巧",
     "① February 1, 2006：晚上看了《爱尔兰人》，剧情很精彩。\n② 2006年02月04日：晚上在家学习了一些天文学知识。\n③ 6 February 2006：晚上学习了一些新的音乐技巧。",
     "2006年02月01日：晚上看了《爱尔兰人》，剧情很精彩。2006年02月04日：晚上在家学习了一些天文学知识。2006年02月06日：晚上学习了一些新的音乐技巧。",
@@ -178,8 +190,8 @@ def test_scorer_labels_judge_test_data_like_the_paper_table_4(shared_file):
         said = "correct" if score_items(r.candidate, r.answers, ordered=r.ordered).correct else "incorrect"
         cells[(r.order_type, r.group)][said == r.label] += 1
         table6[(r.order_type, r.ordered, r.group, r.shuffled)][said] += 1
-    lines = ["", "Rule scorer on judge-test data (layout of Table 4)", f"{'Needle types':<16}{'Answer groups':<15}"
-             f"{'No.':>6}{'Acc. (%)':>10}"]
+    lines = ["", "Rule scorer on judge-test data (layout of Table 4)", (f"{'Needle types':<16}{'Answer groups':<15}"
+             f"{'No.':>6}{'Acc. (%)':>10}")]
     for order_type in ("temporal", "logical"):
         for group in GROUPS:
             counts = cells[(order_type, group)]
@@ -202,8 +214,8 @@ def test_scorer_labels_judge_test_data_like_the_paper_table_4(shared_file):
 @pytest.mark.parametrize(("text", "label"), [
     ('```json\n{\n "order_analysis": "问题要求按时间顺序",\n "eval_analysis": "完全一致",\n "eval_label": "正确"\n}\n```', "correct"),
     ('分析如下。\n```json\n{"eval_analysis": "缺少一项", "eval_label": "错误"}\n```', "incorrect"),
-    ('{\n "order_analysis": "The question asks for chronological order.",\n "eval_analysis": "All items match.",\n'
-     ' "eval_label": "correct"\n}', "correct"),
+    (('{\n "order_analysis": "The question asks for chronological order.",\n "eval_analysis": "All items match.",\n'
+     ' "eval_label": "correct"\n}'), "correct"),
     ('{"eval_analysis": "The second item is missing, so it is not correct.", "eval_label": "Incorrect."}', "incorrect"),
     ('Sure.\n{"eval_analysis": "trailing comma", "eval_label": "incorrect",}', "incorrect"),
     ('{"eval_analysis": "unquoted", "eval_label": <incorrect>}', "incorrect"),
@@ -357,7 +369,7 @@ def judged_run(tmp_path_factory) -> dict[str, Any]:
         return f'```json\n{{"eval_analysis": "checked", "eval_label": "{label}"}}\n```'
 
     judge = ScriptedBackend(judge_answer)
-    verdicts = judge_run(outcome.run_dir, judge)
+    verdicts = judge_run(outcome.run_dir, judge, judge_model="scripted-judge")
     return {"outcome": outcome, "verdicts": verdicts, "judge": judge, "root": root, "judge_answer": judge_answer}
 
 
@@ -367,13 +379,37 @@ def test_run_scores_with_the_rule_scorer_and_summarizes_table_5(judged_run):
     assert results["scores"]["by"]["task"][ORDERED]["n"] == 3
     written = results["scores"]["sequential-niah"]  # the harness writes the block under the benchmark's id
     assert written["overall"] == {"accuracy": 1.0, "n": 2, "n_errors": 0}
-    block = summary(load_runs([judged_run["outcome"].run_dir])[0])
-    assert {k: v for k, v in block.items() if k != "judge"} == written
-    assert block["overall"] == {"accuracy": 1.0, "n": 2, "n_errors": 0}
-    noise = block["noise"]
-    # o1: 1 + (0, 1); o2: 1 + (0, 1) -> 4/6; consistent: neither
+    noise = written["noise"]  # the rule matcher's Table 5: o1: 1 + (0, 1); o2: 1 + (0, 1) -> 4/6; consistent: neither
     assert (noise["ref"], noise["by_type"]["reorder"]["acc"], noise["by_type"]["reorder"]["cons"]) == \
            (1.0, round(4 / 6, 6), 0.0)
+
+
+def test_a_judged_run_is_scored_by_the_judge_with_the_rule_matcher_beside_it(judged_run):
+    """The paper's metric is the judge's verdict (§4-5): once judged, the headline, groups and Table 5 are the
+    judge's, the rule matcher's accuracy and agreement stand beside them, and the judge model is named."""
+    block = summary(load_runs([judged_run["outcome"].run_dir])[0])
+    assert block["scored_by"] == "scripted-judge"
+    assert block["overall"] == {"accuracy": 1.0, "n": 2, "n_errors": 0}
+    assert block["rule"] == {"accuracy": 1.0, "n": 2, "not_judged": 0}
+    assert block["judge"] == {"accuracy": 1.0, "agreement": 1.0, "n": 2}
+    noise = block["noise"]  # the judge calls o1/reorder/1 (all items, wrong order) correct, o2/reorder/1 incorrect:
+    # o1: 1 + (1, 1); o2: 1 + (0, 1) -> 5/6; consistent: o1 only
+    assert (noise["ref"], noise["by_type"]["reorder"]["acc"], noise["by_type"]["reorder"]["cons"]) == \
+           (1.0, round(5 / 6, 6), 0.5)
+
+
+def test_a_run_never_judged_says_the_rule_matcher_scored_it(judged_run, tmp_path):
+    import shutil
+
+    run_dir = tmp_path / "unjudged"
+    shutil.copytree(judged_run["outcome"].run_dir, run_dir)
+    (run_dir / "judge.jsonl").unlink()
+    runs = load_runs([run_dir])
+    block = summary(runs[0])
+    assert block["scored_by"] == "rule matcher" and "rule" not in block and "judge" not in block
+    assert block["noise"]["by_type"]["reorder"]["acc"] == round(4 / 6, 6)
+    text = "\n".join(sequential_niah_section(runs, {}))
+    assert "| scripted | rule matcher | 100.00 | 2 | 0 | — | — | — |" in text
 
 
 def test_judge_run_keeps_raw_outputs_parses_labels_and_resumes(judged_run):
@@ -382,6 +418,7 @@ def test_judge_run_keeps_raw_outputs_parses_labels_and_resumes(judged_run):
     assert len(verdicts) == 6 and all(v.raw and v.raw.startswith("```json") for v in verdicts.values())
     lines = [json.loads(line) for line in (run_dir / "judge.jsonl").read_text(encoding="utf-8").splitlines()]
     assert {line["eval_label"] for line in lines} == {"correct", "incorrect"}
+    assert {line["judge_model"] for line in lines} == {"scripted-judge"}  # the report names the judge from these
     assert sum(line["eval_label"] == "incorrect" for line in lines) == 1  # o2/reorder/1 lacks an item
     prompts = judged_run["judge"].prompts
     assert sum("<待评估答案开始>" in p for p in prompts) == 3 and sum("<answer_start>" in p for p in prompts) == 3
@@ -400,10 +437,15 @@ def test_report_section_tables_and_plot(judged_run):
     assert png_bytes(plots[0][2]()).startswith(b"\x89PNG")
     lines = sequential_niah_section(runs, {"groups": "sequential_niah_groups.png"})
     text = "\n".join(lines)
-    assert "## Sequential-NIAH" in text and "| scripted | 100.00 | 2 | 0 |" in text
-    assert "| scripted | Acc. | 100.00 | 66.67 | 66.67 |" in text
-    assert "| scripted | Cons. | - | 0.00 | 0.00 |" in text
-    assert "| run | 8k-16k | 16k-32k |" in text and "LLM judge" in text
+    assert "## Sequential-NIAH" in text
+    assert "| scripted | scripted-judge | 100.00 | 2 | 0 | 100.00 | 100.00 | 0 |" in text  # judge headline, rule beside
+    assert "| scripted | scripted-judge | Acc. | 100.00 | — | — | 83.33 | — | 83.33 |" in text  # TM SM RO SN
+    assert "| scripted | scripted-judge | Cons. | - | — | — | 50.00 | — | 50.00 |" in text
+    assert "| *Qwen-2.5 (paper)* | *the paper's evaluation model* | *Acc.* | *51.50* | *48.50* | *48.25* | *48.00* | " \
+           "*43.00* | *45.88* |" in text  # Table 5 beside the run's noise analysis
+    assert "| *LLaMA-3.3 (paper)* | *the paper's evaluation model* | *Cons.* | *-* | *63.50* |" in text
+    assert "| run | 8k-16k | 16k-32k |" in text
+    assert "(paper, §5.2)" not in text and "Table 2" not in text  # a hand-made test config: not the paper's setup
     assert sequential_niah_section([], {}) == []
 
 

@@ -1,6 +1,7 @@
 """Sequential-NIAH in eval: the task (:mod:`.task`) scored by the order-aware item scorer
 (:mod:`.items`), accuracy by group and the noise analysis (:mod:`.summary`), the report section
-(:mod:`.report`) and the paper's LLM judge (:mod:`.judge`)."""
+(:mod:`.report`) beside the paper's numbers (:mod:`.paper`), the paper's LLM judge (:mod:`.judge`)
+and a judge's accuracy on the labelled ``judge-test`` candidates (:mod:`.judge_accuracy`)."""
 
 from __future__ import annotations
 
@@ -8,18 +9,29 @@ from functools import partial
 
 from eval.benchmark import Benchmark
 from eval.benchmarks.sequential_niah.judge import JUDGE_RUBRIC
-from eval.benchmarks.sequential_niah.report import sequential_niah_plots, sequential_niah_section
+from eval.benchmarks.sequential_niah.judge_accuracy import JUDGE_TASK, JudgeAccuracyTask
+from eval.benchmarks.sequential_niah.report import (
+    sequential_niah_plots,
+    sequential_niah_section,
+)
 from eval.benchmarks.sequential_niah.summary import sequential_niah_summary
-from eval.benchmarks.sequential_niah.task import TASK_NAMES, SequentialNiahTask, task_for_row
+from eval.benchmarks.sequential_niah.task import (
+    TASK_NAMES,
+    SequentialNiahTask,
+    task_for_row,
+)
 from generators.sequential_niah.spec import BENCHMARK
 
 SEQUENTIAL_NIAH = Benchmark(
     id=BENCHMARK,
-    tasks={name: partial(SequentialNiahTask, name) for name in TASK_NAMES},
+    tasks={**{name: partial(SequentialNiahTask, name) for name in TASK_NAMES},
+           JUDGE_TASK: partial(JudgeAccuracyTask, JUDGE_TASK)},
     task_for_row=task_for_row,
     summarize=sequential_niah_summary,
     plots=sequential_niah_plots,
     section=sequential_niah_section,
     judge=JUDGE_RUBRIC,
+    judged_tasks=TASK_NAMES,
 )
-"""``sequential-niah/ordered`` and ``sequential-niah/unordered``, chosen by the row's ``ordered``."""
+"""``sequential-niah/ordered`` and ``sequential-niah/unordered``, chosen by the row's ``ordered`` (the judge grades
+these); ``sequential-niah/judge`` for a judge-data row, where the model under test is the judge."""

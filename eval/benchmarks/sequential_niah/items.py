@@ -27,8 +27,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -252,7 +254,7 @@ def match_items(items: Sequence[str], references: Sequence[str], *, ordered: boo
         listed or _NUMBER.search(normalize_item(items[i])) or similarity[i].max(initial=0.0) >= PROSE_EXTRA_SIMILARITY))
     missing = tuple(j for j in range(len(references)) if j not in matched_refs)
     order = [j for _, j, _ in pairs]
-    order_ok = all(a < b for a, b in zip(order, order[1:]))
+    order_ok = all(a < b for a, b in pairwise(order))
     correct = not missing and not extra and (order_ok or not ordered)
     return ItemScore(tuple(items), listed, tuple(pairs), missing, extra, order_ok, ordered, correct)
 

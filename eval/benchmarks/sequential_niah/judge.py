@@ -11,11 +11,16 @@ scores a run by the verdicts.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from eval.backends.base import Message
-from generators.sequential_niah.prompts import judge_prompt, order_type_of, parse_eval_label
+from generators.sequential_niah.prompts import (
+    judge_prompt,
+    order_type_of,
+    parse_eval_label,
+)
 
 CORRECT = "correct"
 

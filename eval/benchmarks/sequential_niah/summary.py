@@ -16,7 +16,9 @@ The block is computed by :func:`sequential_niah_summary` from scored samples (a 
   ``Ref.`` is the accuracy of the originals alone; ``All`` pools every type (Acc. over originals
   and all variants; Cons.: the same correctness in every variant of every type). The paper's
   Table 5 bears this reading out: its ``All`` Acc. is the sample-weighted mean of Ref. and the
-  per-type variant accuracies.
+  per-type variant accuracies;
+- ``judge_accuracy``: when the run is a judge's run over labelled candidates (``judge-test``), the
+  judge's accuracy in the layouts of Tables 4 and 6 (:mod:`eval.benchmarks.sequential_niah.judge_accuracy`).
 
 It is the benchmark's ``summarize``, written into the results' ``scores`` under the benchmark's id.
 """
@@ -27,6 +29,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from eval.benchmarks.sequential_niah.judge_accuracy import judge_accuracy_summary
 from eval.benchmarks.sequential_niah.task import TASK_NAMES
 from eval.scored import ScoredSample
 from generators.sequential_niah.spec import LANGS, LENGTH_BUCKETS, PIPELINES
@@ -105,7 +108,18 @@ def noise_analysis(originals: Mapping[str, bool], variants: Sequence[tuple[str, 
 
 
 def sequential_niah_summary(scored: Sequence[ScoredSample]) -> dict[str, Any] | None:
-    """The Sequential-NIAH block (module docstring) from scored samples; None without such samples.
+    """The Sequential-NIAH block (module docstring) from scored samples, with ``judge_accuracy`` (Tables 4
+    and 6, :func:`eval.benchmarks.sequential_niah.judge_accuracy.judge_accuracy_summary`) when the run
+    judged labelled candidates; None without either kind of sample."""
+    block = sample_summary(scored) or {}
+    judged = judge_accuracy_summary(scored)
+    if judged:
+        block["judge_accuracy"] = judged
+    return block or None
+
+
+def sample_summary(scored: Sequence[ScoredSample]) -> dict[str, Any] | None:
+    """Accuracy by group and Table 5 (module docstring) from scored samples; None without Sequential-NIAH samples.
 
     Samples need the task's metadata (``variant``, ``original_id``, ``length_bucket``,
     ``needle_count``, ``pipeline``, ``lang``); samples with neither a score nor an error

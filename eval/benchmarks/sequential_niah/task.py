@@ -12,11 +12,17 @@ from the saved records alone knows whether order counts.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from eval.backends.base import Message
-from eval.benchmarks.sequential_niah.items import MATCH_THRESHOLD, ItemScore, score_items
+from eval.benchmarks.sequential_niah.items import (
+    MATCH_THRESHOLD,
+    ItemScore,
+    score_items,
+)
+from eval.benchmarks.sequential_niah.judge_accuracy import JUDGE_TASK, is_judge_row
 from eval.task import TaskOptions, strip_reasoning
 from generators.sequential_niah.spec import BENCHMARK
 from needlework.errors import SpecError
@@ -33,15 +39,19 @@ SEQUENTIAL_METRIC = (
 
 
 def task_for_row(row: Mapping[str, Any]) -> str:
-    """``sequential-niah/ordered`` when the row's question asks for order, else ``sequential-niah/unordered``.
+    """``sequential-niah/ordered`` when the row's question asks for order, else ``sequential-niah/unordered``;
+    a labelled judge candidate (``judge-test``, ``judge-train``) is the judge-accuracy task
+    (:data:`eval.benchmarks.sequential_niah.judge_accuracy.JUDGE_TASK`).
 
     Raises:
-        SpecError: The row lacks ``input``, ``answers`` or ``ordered`` (a ``texts`` or judge-data row).
+        SpecError: The row lacks ``input``, ``answers`` or ``ordered`` and is no judge candidate (a ``texts`` row).
     """
+    if is_judge_row(row):
+        return JUDGE_TASK
     missing = [column for column in ("input", "answers", "ordered") if column not in row]
     if missing:
         raise SpecError(f"sequential-niah row {row.get('id')!r} has no {', '.join(missing)} column; run a sample "
-                        "config (not texts or judge data)")
+                        "config (default, noise-<type>), or a judge config with python -m eval judge-accuracy")
     return ORDERED if row["ordered"] else UNORDERED
 
 
