@@ -8,7 +8,10 @@ The pipeline (paper §3.1-3.4, §4.1):
    each with and without PPR), keeping the top K and every needle's exact rank.
 3. Score the rankings (Recall@N, NDCG@N; Appendix L) and assemble the haystacks of every size and
    ordering from the stored counts, as doc-id lists.
-4. Materialize the Appendix B prompts of the chosen orderings, verified with one encode each.
+4. Materialize the Appendix B prompts of the chosen orderings, verified with one encode each, in
+   needlework's layout or the authors' (``--prompt-layout official``, ``--budget-rule prompt``;
+   both under ``--preset paper``: :mod:`generators.haystackcraft.preset`), and with ``--no-context``
+   the Appendix G prompts without documents (``static-no-context``).
 """
 
 from __future__ import annotations
@@ -28,12 +31,14 @@ from builders.options import option, parse_names
 from builders.release import ReleaseWriter, base_manifest
 from builders.retrieval.metrics import appendix_l_markdown, retrieval_table
 from builders.retrieval.rank import rank_corpus
-from builders.sources.corpus_qa import read_corpus_and_qa
+from builders.sources.haystackcraft_official import read_build_inputs
 from needlework.errors import SpecError
 from generators.haystackcraft.assemble import RankedQuestion
-from generators.haystackcraft.prompt import DOCUMENT_JOINER, render_document
-from generators.haystackcraft.rows import haystack_rows, materialize
-from generators.haystackcraft.spec import BENCHMARK, DEFAULT_SIZES, ORDERINGS, HaystackSpec, parse_sizes
+from generators.haystackcraft.preset import Preset, apply_preset, preset_record
+from generators.haystackcraft.prompt import DOCUMENT_JOINER, PromptLayout, check_layout, render_document
+from generators.haystackcraft.rows import haystack_rows, materialize, no_context_row, prefix_token_counts, prompt_overhead
+from generators.haystackcraft.spec import (BENCHMARK, BUDGET_RULES, DEFAULT_SIZES, NO_CONTEXT, ORDERINGS, BudgetRule,
+                                           HaystackSpec, parse_sizes)
 from generators.strategies import STRATEGIES
 from needlework.tokens import TokenCounter
 from needlework.tokenizers import load_tokenizer
@@ -114,6 +119,14 @@ class HaystackCraftBuild:
         workers: Processes for parsing dumps (0 = all cores).
         seed: Build seed (random orderings, the world).
         tokenizer: Tokenizer spec counting every budget.
+        preset: ``""`` or ``paper`` (the authors' setup; options left at their default take its
+            values, :data:`generators.haystackcraft.preset.PAPER_VALUES`).
+        prompt_layout: ``needlework`` (Appendix B as printed) or ``official`` (``<text>`` wrapper,
+            ``Article {i}`` prefixes).
+        budget_rule: ``haystack`` (a size counts the documents) or ``prompt`` (the whole prompt).
+        no_context: Also write ``static-no-context`` (Appendix G: each question without documents).
+        official_corpus: The authors' ``docs.jsonl`` (``edge_list.csv`` beside it) or their folder.
+        qa_ids: Keep only the questions whose ids this file lists (one per line).
     """
 
     corpus: tuple[str, ...] = option((), "Corpus: a MediaWiki .xml/.xml.bz2 dump or a passage .json/.jsonl/.parquet file "
@@ -137,15 +150,37 @@ class HaystackCraftBuild:
     workers: int = option(0, "Processes parsing a dump (0 = all cores).", record=False)
     seed: int = option(0, "Build seed.")
     tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec (default: the paper's Qwen2.5-1M tokenizer).")
+    preset: Preset = option("", "Reproduce the authors' setup: paper (official prompt layout and whole-prompt "  # noqa: RUF009
+                                "budget, top 2560, Lucene-style BM25, the paper's dense query instruction, no-context "
+                                "configs); options given explicitly override it.", default_text="")
+    prompt_layout: PromptLayout = option("needlework", "Prompt layout: needlework (Appendix B as printed) or official "  # noqa: RUF009
+                                                       "(prompts/context.txt: <text> wrapper, 'Article i' prefixes).")
+    budget_rule: BudgetRule = option("haystack", "What a size counts: haystack (the documents) or prompt (the whole "  # noqa: RUF009
+                                                 "prompt, as the authors' code).")
+    no_context: bool = option(False, "Also write static-no-context: every question without documents (Appendix G).")
+    official_corpus: str = option("", "The authors' corpus: docs.jsonl (edge_list.csv beside it) or the folder of both; "
+                                      "--qa then reads their question files (id, question, answer, answer_aliases, p2d_id).")
+    qa_ids: str = option("", "Keep only the questions whose ids this file lists, one per line (e.g. the paper's 500).")
+    dynamic: bool = option(False, "Also write the dynamic NIAH config (question subset, needles) and the BM25 index and "
+                                  "embeddings its live retrieval needs (builders/haystackcraft_dynamic.py).")
+    dynamic_questions: int = option(100, "Dynamic NIAH questions, drawn with the seed (the paper's 100).")
+    dynamic_ids: str = option("", "Dynamic NIAH question ids instead: a file of JSON lines with an id field (the official "
+                                  "100_for_multi.jsonl) or one id per line.")
 
     def __post_init__(self) -> None:
+        apply_preset(self)
+        check_layout(self.prompt_layout)
+        if self.budget_rule not in BUDGET_RULES:
+            raise SpecError(f"budget_rule must be one of {', '.join(BUDGET_RULES)}; got {self.budget_rule!r}")
+        if self.official_corpus and self.corpus:
+            raise SpecError("--official-corpus and --corpus are two corpora; give one")
         spec = self.haystack_spec()
         missing = [o for o in self.materialize if o not in spec.orderings]
         if missing:
             raise SpecError(f"--materialize names orderings that are not built: {missing}; built: {', '.join(spec.orderings)}")
         if self.top_k < 1:
             raise SpecError(f"top_k must be positive, got {self.top_k}")
-        if self.qa and not self.corpus:
+        if self.qa and not (self.corpus or self.official_corpus):
             raise SpecError("--qa needs the --corpus its supporting documents come from")
 
     def haystack_spec(self) -> HaystackSpec:
@@ -209,8 +244,7 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
     """
     tokens = tokens or load_tokenizer(spec.tokenizer)
     grid = spec.haystack_spec()
-    inputs = read_corpus_and_qa(spec.corpus, spec.qa, world_docs=spec.world_docs, world_questions=spec.world_questions,
-                                seed=spec.seed, max_questions=spec.max_questions, workers=spec.workers, progress=progress)
+    inputs = read_build_inputs(spec, progress=progress)
     corpus, qa = inputs.corpus.corpus, inputs.qa
     titles = corpus["title"].to_pylist()
     texts = corpus["text"].to_pylist()
@@ -231,6 +265,11 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
                           "sources": inputs.corpus.label, "stats": inputs.corpus.stats}
     manifest["questions"] = {"kept": len(questions), "dropped": len(inputs.dropped)}
     manifest["join_tokens"] = join_tokens
+    if spec.preset:
+        manifest["preset"] = preset_record(spec)
+    layout, whole_prompt = spec.prompt_layout, spec.budget_rule == "prompt"
+    prefixes = (prefix_token_counts(spec.top_k + max(len(q["support"]) for q in questions), tokens)
+                if layout == "official" else None)
     facts = replace(FACTS, attribution=inputs.attribution)
 
     def documents(ids: np.ndarray) -> list[str]:
@@ -238,7 +277,8 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
 
     with ReleaseWriter(out, facts, manifest) as release:
         release.card_fields["retrieval_tables"] = report.retrieval_markdown
-        for config in [*FEATURES, *(prompt_config(o) for o in spec.materialize)]:
+        prompt_configs = [*(prompt_config(o) for o in spec.materialize), *([prompt_config(NO_CONTEXT)] * spec.no_context)]
+        for config in [*FEATURES, *prompt_configs]:
             release.declare(config, features(config))
         corpus_rows = corpus.append_column("n_tokens", pa.array(doc_tokens, pa.int32()))
         tables: dict[str, Iterator[dict] | list[dict]] = {
@@ -253,25 +293,36 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
             for row in rows:
                 release.write(config, TEST, row)
                 report.rows[config] += 1
-        for config in ("haystacks", *(prompt_config(o) for o in spec.materialize)):
+        for config in ("haystacks", *prompt_configs):
             report.rows[config] = 0
         expected = len(questions) * len(grid.strategies) * len(grid.sizes)
         bar = tqdm(total=expected, desc="haystacks", unit="cell", disable=not progress)
         for i, question in enumerate(questions):
             ranked = {s: RankedQuestion(r[i].doc_ids, r[i].needle_ids, r[i].needle_ranks) for s, r in rankings.items()}
             written = 0
-            for row in haystack_rows(question["qid"], ranked, doc_tokens, join_tokens, grid, seed=spec.seed):
+            overhead = prompt_overhead(question["question"], tokens, layout) if whole_prompt else 0
+            if spec.no_context:
+                release.write(prompt_config(NO_CONTEXT), TEST, no_context_row(question, tokens))
+                report.rows[prompt_config(NO_CONTEXT)] += 1
+            for row in haystack_rows(question["qid"], ranked, doc_tokens, join_tokens, grid, seed=spec.seed,
+                                     overhead=overhead, prefix_tokens=prefixes):
                 release.write("haystacks", TEST, row)
                 report.rows["haystacks"] += 1
                 written += 1
                 if row["ordering"] in spec.materialize:
                     config = prompt_config(row["ordering"])
-                    release.write(config, TEST, materialize(row, question, documents, tokens))
+                    release.write(config, TEST, materialize(row, question, documents, tokens, layout=layout,
+                                                            whole_prompt=whole_prompt))
                     report.rows[config] += 1
             cells = written // len(grid.orderings)
             report.skipped_cells += len(grid.strategies) * len(grid.sizes) - cells
             bar.update(len(grid.strategies) * len(grid.sizes))
         bar.close()
+        if spec.dynamic:
+            from builders.haystackcraft_dynamic import write_for_build
+
+            release.manifest["dynamic"] = write_for_build(release, spec, questions, titles, texts, render_document)
+            report.rows["dynamic"] = release.manifest["dynamic"]["questions"]["n"]
         release.manifest["skipped_cells"] = report.skipped_cells
     return report
 
