@@ -22,8 +22,8 @@ from builders.retrieval.cache import RetrievalCache
 from generators.haystackcraft.prompt import render_document
 from needlework.errors import InputError
 
-WORLD = dict(world_docs=300, world_questions=40, strategies=("bm25", "bm25+ppr"), sizes=(0, 2_000, 4_000),
-             top_k=150, materialize=())
+WORLD = {"world_docs": 300, "world_questions": 40, "strategies": ("bm25", "bm25+ppr"), "sizes": (0, 2_000, 4_000),
+         "top_k": 150, "materialize": ()}
 
 
 def build(tmp: Path, tokens, **extra) -> Path:
