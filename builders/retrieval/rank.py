@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -18,7 +19,8 @@ from tqdm.auto import tqdm
 from builders.retrieval.base import DocumentRenderer, Retriever, StrategyRanking, order_keys, ranks_of, top_k
 from builders.retrieval.bm25 import BM25Retriever
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
-from builders.retrieval.dense import DenseRetriever
+from builders.retrieval.analysis import PLAIN
+from builders.retrieval.dense import AUTO, DenseRetriever, query_prompt_for
 from builders.retrieval.hybrid import HybridRetriever
 from builders.retrieval.ppr import PprGraph, PprParams, PprRetriever
 from generators.strategies import STRATEGIES, strategy_parts
@@ -150,6 +152,9 @@ def rank_corpus(
     dense_model: str | None = None,
     cache_dir: str | Path | None = None,
     progress: bool = False,
+    bm25_analyzer: str = PLAIN,
+    dense_query_instruction: str = AUTO,
+    record: dict[str, Any] | None = None,
 ) -> dict[str, list[StrategyRanking]]:
     """Each strategy's top ``top`` documents and exact needle ranks for every question, from the corpus up.
 
@@ -169,23 +174,37 @@ def rank_corpus(
         dense_model: The dense retriever's model (``None``: the offline default).
         cache_dir: The retrieval cache folder.
         progress: Show progress bars.
+        bm25_analyzer: BM25 text analysis, ``plain`` or ``lucene`` (:mod:`builders.retrieval.analysis`).
+        dense_query_instruction: The dense query prompt setting (:func:`builders.retrieval.dense.query_prompt_for`).
+        record: If given, filled with what the retrievers were (``bm25``: its config; ``dense``: model, query
+            prompt and :meth:`DenseRetriever.truncation`; ``top_k``), for the manifest and the build report.
     """
     cache = RetrievalCache(cache_dir)
     corpus_fp = corpus_fingerprint(titles, texts, render)
     bases = {strategy_parts(s)[0] for s in strategies}
     bm25 = dense = graph = None
     if bases & {"bm25", "hybrid"}:
-        bm25 = BM25Retriever(titles, texts, render=render, cache=cache, corpus_fp=corpus_fp, show_progress=progress)
+        bm25 = BM25Retriever(titles, texts, render=render, analysis=bm25_analyzer, cache=cache, corpus_fp=corpus_fp,
+                             show_progress=progress)
     if bases & {"dense", "hybrid"}:
         dense = DenseRetriever(titles, texts, render=render, model=dense_model, cache=cache, corpus_fp=corpus_fp,
+                               query_prompt=query_prompt_for(dense_query_instruction, dense_model),
                                show_progress=progress)
     if any(strategy_parts(s)[1] for s in strategies):
         if links is None:
             raise SpecError("the +ppr strategies need the corpus's links")
         graph = PprGraph.from_links(links[0], links[1], len(titles))
     built = make_strategies(strategies, bm25=bm25, dense=dense, graph=graph)
-    return rank_strategies(len(titles), questions, needles, built, min(top, len(titles)), cache=cache,
-                           corpus_fp=corpus_fp, show_progress=progress)
+    rankings = rank_strategies(len(titles), questions, needles, built, min(top, len(titles)), cache=cache,
+                               corpus_fp=corpus_fp, show_progress=progress)
+    if record is not None:
+        record["top_k"] = min(top, len(titles))
+        if bm25 is not None:
+            record["bm25"] = {"analyzer": bm25_analyzer, **bm25.config}
+        if dense is not None:
+            record["dense"] = {"model": dense.documents_config["model"], "query_instruction": dense_query_instruction,
+                               "query_prompt": dense.effective_query_prompt(), "truncation": dense.truncation()}
+    return rankings
 
 
 def _needles(index: int, ids: np.ndarray, corpus_size: int) -> np.ndarray:

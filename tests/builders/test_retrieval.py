@@ -15,6 +15,7 @@ import pytest
 
 import builders.retrieval.bm25 as bm25_module
 import builders.retrieval.dense as dense_module
+from builders.retrieval.analysis import plain_analyze
 from builders.retrieval.base import full_order, order_keys, ranks_of, search_batch, top_k
 from builders.retrieval.bm25 import BM25Retriever, tokenize
 from builders.retrieval.bm25_index import DiskIndex, PackedVocabulary, write_index
@@ -207,7 +208,7 @@ def test_streamed_bm25_index_is_bm25s_index_value_for_value(musique, tmp_path):
     docs = [render_document(t, x) for t, x in zip(musique["titles"], musique["texts"])] + ["", "the of and"]
     reference = bm25s.BM25(k1=0.9, b=0.4, method="lucene", backend="numpy")
     reference.index(bm25s.tokenize(docs, lower=True, stopwords="en", show_progress=False), show_progress=False)
-    assert write_index(iter(docs), tmp_path / "ix", k1=0.9, b=0.4, stopwords="en", batch_docs=97,
+    assert write_index(iter(docs), tmp_path / "ix", k1=0.9, b=0.4, analyze=plain_analyze, batch_docs=97,
                        range_entries=1_500) == len(docs)
     loaded = bm25s.BM25.load(str(tmp_path / "ix"), mmap=False, show_progress=False)
     for name in ("data", "indices", "indptr"):
@@ -223,7 +224,7 @@ def test_streamed_bm25_index_is_bm25s_index_value_for_value(musique, tmp_path):
             expected = reference.get_scores(tokens) if reference.get_tokens_ids(tokens) else np.zeros(len(docs), np.float32)
             assert np.array_equal(disk.get_scores(tokens), expected), query
     with pytest.raises(SpecError, match="empty"):
-        write_index(iter([]), tmp_path / "empty", k1=0.9, b=0.4, stopwords="en")
+        write_index(iter([]), tmp_path / "empty", k1=0.9, b=0.4)
 
 
 class _OneKeyVocabulary(PackedVocabulary):
