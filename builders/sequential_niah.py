@@ -17,6 +17,7 @@ from builders.hashing import file_sha256
 from builders.release import ReleaseWriter, base_manifest
 from builders.sources.filler import text_attribution
 from builders.sources.icews import read_icews
+from builders.sources.tkg_time import parse_start, parse_unit
 from builders.sources.long_texts import read_long_texts
 from builders.sources.ordered_qa import read_ordered_questions
 from needlework.errors import SpecError
@@ -91,6 +92,8 @@ class SequentialNiahBuild:
         langs: Among ``en``, ``zh``.
         buckets: Length buckets to build (names of :data:`LENGTH_BUCKETS`; default the paper's).
         tkg: Real-temporal source: ``world`` or an ICEWS-format folder.
+        tkg_time_unit, tkg_start: What the folder's integer time stamps count and the date of t = 0
+            (empty: recognized from the distribution, :mod:`builders.sources.tkg_time`).
         logical: Real-logical source: ``world`` or a jsonl/json/parquet of questions with ordered items.
         texts_en, texts_zh: Long-text sources (``world``, a LongData-Corpus jsonl, any table, a folder).
         noise_samples: Test samples that get noise variants (the paper: 200), three per noise type.
@@ -104,8 +107,11 @@ class SequentialNiahBuild:
     langs: tuple[str, ...] = option(LANGS, "Comma-separated languages.")
     buckets: tuple[str, ...] = option(tuple(b.name for b in PAPER_BUCKETS),
                                      "Length buckets of the whole prompt, in tokens (also 4k-7k, not in the paper).")
-    tkg: str = option(WORLD, "Real-temporal source: world, or an ICEWS-format folder (entity2id.txt, rel2id.txt, "
-                             "train/valid/test.txt).")
+    tkg: str = option(WORLD, "Real-temporal source: world, or an ICEWS-format folder (entity2id.txt, rel2id.txt or "
+                             "relation2id.txt, train/valid/test.txt).")
+    tkg_time_unit: str = option("", "What the --tkg time stamps count: day, hour, minute or 15min (empty: recognized from "
+                                    "the distribution: ICEWS14, ICEWS18, ICEWS05-15, GDELT).")
+    tkg_start: str = option("", "The date of the --tkg time stamp 0, ISO (e.g. 2018-01-01; empty: recognized).")
     logical: str = option(WORLD, "Real-logical source: world, or a .jsonl/.json/.parquet of questions with ordered items.")
     texts_en: str = option(WORLD, "English long texts: world, a LongData-Corpus jsonl, any table with a text column, "
                                   "a folder, or hub:REPO.")
@@ -125,6 +131,10 @@ class SequentialNiahBuild:
         if not self.buckets or self.size < 1 or self.noise_samples < 0 or self.world_docs < 1:
             raise SpecError("buckets must not be empty, size and world_docs must be >= 1 and noise_samples >= 0")
         JudgeSpec(self.judge_train, self.judge_test)
+        if self.tkg_time_unit:
+            parse_unit(self.tkg_time_unit)
+        if self.tkg_start:
+            parse_start(self.tkg_start)
 
     def texts_source(self, lang: str) -> str:
         """The long-text source of a language."""
@@ -155,14 +165,20 @@ def question_counts(spec: SequentialNiahBuild) -> dict[tuple[str, str], int]:
     return {key: max(3, round(n * QA_MARGIN)) for key, n in scaled_counts(shares, spec.size).items()}
 
 
-def read_questions(spec: SequentialNiahBuild, inputs: dict[str, str]) -> list[SequentialQA]:
-    """Every pipeline's QAs in every language of the build (the world stands in for missing sources)."""
+def read_questions(spec: SequentialNiahBuild, inputs: dict[str, str],
+                   facts: dict[str, object] | None = None) -> list[SequentialQA]:
+    """Every pipeline's QAs in every language of the build (the world stands in for missing sources);
+    ``facts`` receives how the TKG's time stamps were read (``tkg``: unit, origin, split files)."""
     counts = question_counts(spec)
     # The world is always made: its people are the subjects of synthetic-temporal questions.
     world = generate_world(WorldSpec(docs=spec.world_docs, langs=spec.langs, questions=0), spec.seed)[0]
-    graph = None if spec.tkg == WORLD else read_icews(Path(spec.tkg))
+    graph = None if spec.tkg == WORLD else read_icews(
+        Path(spec.tkg), unit=parse_unit(spec.tkg_time_unit) if spec.tkg_time_unit else None,
+        start=parse_start(spec.tkg_start) if spec.tkg_start else None)
     if graph is not None:
         inputs.update(graph.fingerprints)
+        if facts is not None:
+            facts["tkg"] = graph.time
     ordered = None if spec.logical == WORLD else read_ordered_questions(Path(spec.logical))
     if ordered is not None:
         inputs[spec.logical] = file_sha256(Path(spec.logical))
@@ -223,14 +239,15 @@ def build(spec: SequentialNiahBuild, out: Path, *, tokens: TokenCounter | None =
     tokens = tokens or load_tokenizer(spec.tokenizer)
     buckets = tuple(bucket_named(name) for name in spec.buckets)
     inputs: dict[str, str] = {}
-    qas = read_questions(spec, inputs)
+    facts: dict[str, object] = {}
+    qas = read_questions(spec, inputs, facts)
     texts, text_labels = read_texts(spec, tokens, inputs)
     pairings, pairing_report = pair_texts(qas, texts, seed=spec.seed, size=spec.size)
     by_sample = {f"{p.qid}@{p.text_id}": p for p in pairings}  # a QA goes into one text: ids are unique
     split_of = assign_splits({sample: (p.lang, p.length_bucket, p.pipeline) for sample, p in by_sample.items()},
                              seed=spec.seed)
     skipped: dict[str, str] = {}
-    manifest = base_manifest(BENCHMARK, spec, tokens, inputs)
+    manifest = base_manifest(BENCHMARK, spec, tokens, inputs) | facts
     manifest["pairing"] = {"requested": pairing_report.requested, "paired": pairing_report.paired,
                            "texts_reused": pairing_report.reused}
     rows: dict[str, int] = {}

@@ -1,30 +1,38 @@
 """Read a temporal knowledge graph in the ICEWS layout into named, dated quadruples.
 
-The layout (ICEWS14, ICEWS05-15, ICEWS18 as distributed with TKG-completion code) is a folder with
-``entity2id.txt`` and ``rel2id.txt`` (``name<TAB>id`` per line) and quadruple files
-``train.txt``, ``valid.txt``, ``test.txt`` (``subject_id<TAB>relation_id<TAB>object_id<TAB>t``,
-optionally followed by more columns, which are ignored). ``t`` is a time index: day
-``start + (t - first_t) // t_step``. ICEWS14 counts days from ``t = 1`` = 2014-01-01; releases that
-count hours (ICEWS18: 0, 24, 48 ...) take ``t_step=24``. A ``t`` already written as an ISO date
-is taken as it is. Every malformed line raises an :class:`InputError` naming the file, the line
-number (as the record) and the field.
+The layout, as TKG-completion code distributes ICEWS14, ICEWS05-15, ICEWS18 and GDELT
+(``INK-USC/RE-Net`` ``data/*``, ``JaySaligia/PPT`` ``data/ICEWS14``), is a folder with
+``entity2id.txt`` and ``rel2id.txt`` or ``relation2id.txt`` (``name<TAB>id`` per line), an optional
+``stat.txt`` (entity count, relation count, ...) and quadruple files ``train.txt``, ``valid.txt``,
+``test.txt``: ``subject_id relation_id object_id t``, separated by tabs and/or space padding (RE-Net
+pads ids with spaces before the tab, as its readers' ``line.split()`` allows), optionally followed
+by more columns (RE-Net's fifth, always 0), which are ignored. The split files present are read;
+an absent one is skipped, an empty one refused.
+
+``t`` is an integer time stamp whose unit and origin the distribution defines
+(:mod:`builders.sources.tkg_time`: ICEWS14 days from t = 1, ICEWS18 hours from t = 0, GDELT
+minutes in 15-minute steps ...), or the user states them; a ``t`` already written as an ISO date
+(Garcia-Duran et al.'s layout) is taken as it is. Every malformed line raises an
+:class:`InputError` naming the file, the line number (as the record) and the field.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date, timedelta
+from dataclasses import dataclass, field
+from datetime import date, datetime
 from pathlib import Path
 
 from builders.hashing import file_sha256
-from needlework.errors import InputError
+from builders.sources.tkg_time import TimeAxis, resolve_axis
 from generators.sequential_niah.tkg import Quad
+from needlework.errors import InputError
 
 ENTITY_FILE = "entity2id.txt"
-RELATION_FILE = "rel2id.txt"
+RELATION_FILES = ("rel2id.txt", "relation2id.txt")
+STAT_FILE = "stat.txt"
+RELATION_FILE = RELATION_FILES[0]
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
 QUAD_FIELDS = ("subject_id", "relation_id", "object_id", "t")
-ICEWS14_START = date(2014, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -36,12 +44,15 @@ class TemporalGraph:
         entities: Entity id -> name.
         relations: Relation id -> name.
         fingerprints: File path -> sha256, for the manifest.
+        time: How the time stamps were read (:meth:`TimeAxis.describe`, or ``{"unit": "iso-date"}``),
+            the split files read and the relation file, for the manifest.
     """
 
     quads: tuple[Quad, ...]
     entities: dict[int, str]
     relations: dict[int, str]
     fingerprints: dict[str, str]
+    time: dict[str, object] = field(default_factory=dict)
 
 
 def _lines(path: Path) -> list[str]:
@@ -84,77 +95,114 @@ def read_id_map(path: Path) -> dict[int, str]:
     return names
 
 
-def _day(raw: str, start: date, first_t: int, t_step: int, file: str, number: int) -> str:
-    if len(raw) == 10 and raw[4] == "-":
-        try:
-            return date.fromisoformat(raw).isoformat()
-        except ValueError:
-            raise InputError(file, number, "t", f"line {number}: {raw!r} is not a valid ISO date") from None
-    try:
-        t = int(raw)
-    except ValueError:
-        raise InputError(file, number, "t", f"line {number}: time {raw!r} is neither an integer index nor an ISO date") from None
-    if t < first_t:
-        raise InputError(file, number, "t", f"line {number}: time index {t} is before the first index {first_t}")
-    return (start + timedelta(days=(t - first_t) // t_step)).isoformat()
+def _is_iso(raw: str) -> bool:
+    return len(raw) == 10 and raw[4] == "-"
 
 
-def read_quads(path: Path, entities: dict[int, str], relations: dict[int, str], *, start: date = ICEWS14_START,
-               first_t: int = 1, t_step: int = 1) -> list[Quad]:
-    """The quadruples of one split file, with names and ISO dates (see the module docstring).
-
-    Raises:
-        InputError: A line has fewer than four fields, an id is not an integer or not in its
-            map, or the time is not a valid index or date.
-    """
+def _rows(path: Path, entities: dict[int, str], relations: dict[int, str],
+          relation_file: str) -> list[tuple[int, tuple[str, str, str], str]]:
+    """(line number, names, raw time) per quadruple line of one split file."""
     file = str(path)
-    quads: list[Quad] = []
+    rows = []
     for number, line in enumerate(_lines(path), start=1):
-        if not line.strip():
+        fields = line.split()
+        if not fields:
             continue
-        fields = line.rstrip("\r").split("\t")
         if len(fields) < len(QUAD_FIELDS):
             missing = QUAD_FIELDS[len(fields)]
-            raise InputError(file, number, missing, f"line {number} has {len(fields)} tab-separated fields; expected "
+            raise InputError(file, number, missing, f"line {number} has {len(fields)} fields; expected "
                                                     f"{len(QUAD_FIELDS)} ({', '.join(QUAD_FIELDS)})")
         names = []
-        for field, raw, table in zip(QUAD_FIELDS[:3], fields[:3], (entities, relations, entities)):
+        for name, raw, table in zip(QUAD_FIELDS[:3], fields[:3], (entities, relations, entities)):
             try:
                 ident = int(raw)
             except ValueError:
-                raise InputError(file, number, field, f"line {number}: {raw!r} is not an integer id") from None
+                raise InputError(file, number, name, f"line {number}: {raw!r} is not an integer id") from None
             if ident not in table:
-                which = RELATION_FILE if field == "relation_id" else ENTITY_FILE
-                raise InputError(file, number, field, f"line {number}: id {ident} is not in {which}")
+                which = relation_file if name == "relation_id" else ENTITY_FILE
+                raise InputError(file, number, name, f"line {number}: id {ident} is not in {which}")
             names.append(table[ident])
-        quads.append(Quad(names[0], names[1], names[2], _day(fields[3].strip(), start, first_t, t_step, file, number)))
-    return quads
+        raw_t = fields[3]
+        if _is_iso(raw_t):
+            try:
+                date.fromisoformat(raw_t)
+            except ValueError:
+                raise InputError(file, number, "t", f"line {number}: {raw_t!r} is not a valid ISO date") from None
+        else:
+            try:
+                int(raw_t)
+            except ValueError:
+                raise InputError(file, number, "t", f"line {number}: time {raw_t!r} is neither an integer "
+                                                    "time stamp nor an ISO date") from None
+        rows.append((number, (names[0], names[1], names[2]), raw_t))
+    if not rows:
+        raise InputError(file, None, None, "holds no quadruples; remove the empty split file or fill it")
+    return rows
 
 
-def read_icews(folder: Path, *, splits: tuple[str, ...] = SPLITS, start: date = ICEWS14_START, first_t: int = 1,
-               t_step: int = 1) -> TemporalGraph:
+def relation_file(folder: Path) -> Path:
+    """The folder's relation map: ``rel2id.txt`` or ``relation2id.txt`` (both only if identical).
+
+    Raises:
+        InputError: Neither exists, or both do and differ.
+    """
+    found = [folder / name for name in RELATION_FILES if (folder / name).is_file()]
+    if not found:
+        raise InputError(str(folder), None, None, f"no relation map: expected {' or '.join(RELATION_FILES)}")
+    if len(found) == 2 and found[0].read_bytes() != found[1].read_bytes():
+        raise InputError(str(folder), None, None, f"both {RELATION_FILES[0]} and {RELATION_FILES[1]} exist and differ; keep one")
+    return found[0]
+
+
+def read_stat(folder: Path) -> tuple[int, int] | None:
+    """``stat.txt``'s entity and relation counts, or ``None`` when it is absent or not two integers."""
+    path = folder / STAT_FILE
+    if not path.is_file():
+        return None
+    fields = path.read_text(encoding="utf-8", errors="replace").split()
+    try:
+        return int(fields[0]), int(fields[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def read_icews(folder: Path, *, splits: tuple[str, ...] = SPLITS, unit: str | None = None,
+               start: datetime | None = None) -> TemporalGraph:
     """Every quadruple of an ICEWS-format folder, named and dated.
 
     Args:
-        folder: The folder with ``entity2id.txt``, ``rel2id.txt`` and ``<split>.txt``.
-        splits: Which split files to read (a missing one is an error).
-        start: The date of time index ``first_t``.
-        first_t: The first time index (ICEWS14: 1).
-        t_step: Time-index units per day (1 for day indices, 24 for hour indices).
+        folder: The folder with ``entity2id.txt``, ``rel2id.txt`` or ``relation2id.txt``, and
+            ``<split>.txt`` files.
+        splits: Which split files to read when present (at least one must be).
+        unit: What an integer ``t`` counts (a key of :data:`builders.sources.tkg_time.TIME_UNITS`);
+            ``None`` to recognize it from the distribution.
+        start: The instant of ``t = 0``; ``None`` to recognize it.
 
     Raises:
-        InputError: The folder or a file is missing, or a line is malformed.
+        InputError: The folder, its maps or every split file is missing; a split file is empty;
+            a line is malformed; or the time unit and origin can be neither recognized nor
+            taken from ``unit`` and ``start``.
     """
     if not folder.is_dir():
-        raise InputError(str(folder), None, None, "no such folder; expected an ICEWS folder with entity2id.txt, rel2id.txt and split files")
-    if t_step < 1:
-        raise InputError(str(folder), None, "t_step", f"must be >= 1, got {t_step}")
+        raise InputError(str(folder), None, None, "no such folder; expected an ICEWS folder with entity2id.txt, "
+                                                  "rel2id.txt or relation2id.txt, and split files")
     entities = read_id_map(folder / ENTITY_FILE)
-    relations = read_id_map(folder / RELATION_FILE)
-    quads: list[Quad] = []
-    paths = [folder / ENTITY_FILE, folder / RELATION_FILE]
-    for split in splits:
-        path = folder / f"{split}.txt"
-        quads += read_quads(path, entities, relations, start=start, first_t=first_t, t_step=t_step)
-        paths.append(path)
-    return TemporalGraph(tuple(quads), entities, relations, {str(p): file_sha256(p) for p in paths})
+    relations_path = relation_file(folder)
+    relations = read_id_map(relations_path)
+    present = [folder / f"{split}.txt" for split in splits if (folder / f"{split}.txt").is_file()]
+    if not present:
+        raise InputError(str(folder), None, None, f"none of the split files {', '.join(s + '.txt' for s in splits)} exists")
+    read = {path: _rows(path, entities, relations, relations_path.name) for path in present}
+    stamps = {int(t) for rows in read.values() for _, _, t in rows if not _is_iso(t)}
+    axis = resolve_axis(str(folder), folder.resolve().name, read_stat(folder), stamps, unit=unit, start=start)
+    quads = [Quad(*names, _day(t, axis)) for rows in read.values() for _, names, t in rows]
+    paths = [folder / ENTITY_FILE, relations_path, *present]
+    time: dict[str, object] = axis.describe() if axis is not None else {"unit": "iso-date"}
+    time |= {"splits": [p.name for p in present], "relations": relations_path.name}
+    return TemporalGraph(tuple(quads), entities, relations, {str(p): file_sha256(p) for p in paths}, time)
+
+
+def _day(raw: str, axis: TimeAxis | None) -> str:
+    if _is_iso(raw) or axis is None:
+        return raw
+    return axis.day(int(raw)).isoformat()

@@ -3,7 +3,7 @@ quadruples (the real ICEWS14 slice and malformed files), and the item parsing of
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,8 @@ def test_icews14_reads_named_dated_quadruples(icews):
     times = sorted({q.time for q in icews.quads})
     assert times[0] == "2014-01-01" and times[-1] == "2014-12-31" and len(times) == 365
     assert len(icews.fingerprints) == 5
+    assert icews.time == {"distribution": "ICEWS14 (days from t=1)", "unit": "day", "origin": "2014-01-01", "origin_t": 1,
+                          "splits": ["train.txt", "valid.txt", "test.txt"], "relations": "rel2id.txt"}
 
 
 def test_every_icews14_relation_has_its_own_predicates(icews):
@@ -44,26 +46,32 @@ def write_icews(folder: Path, train: str) -> Path:
     ("0\t0\t9\t3\n", "object_id"),
     ("0\t0\t1\n", "t"),
     ("0\t0\t1\tsoon\n", "t"),
-    ("0\t0\t1\t0\n", "t"),
+    ("0 0 1 2014-02-30\n", "t"),
 ])
 def test_a_malformed_icews_line_names_file_line_and_field(tmp_path, line, field):
     folder = write_icews(tmp_path / "kg", "0\t0\t1\t1\n\n" + line)
     with pytest.raises(InputError) as err:
-        read_icews(folder, splits=("train",))
+        read_icews(folder, splits=("train",), unit="day", start=datetime(2014, 1, 1))
     assert err.value.file.endswith("train.txt") and err.value.record == 3 and err.value.field == field
     assert "train.txt" in str(err.value) and "record 3" in str(err.value) and field in str(err.value)
 
 
 def test_icews_maps_and_time_options(tmp_path):
-    folder = write_icews(tmp_path / "kg", "0\t0\t1\t0\t0\n1\t1\t2\t48\n2\t0\t0\t2015-03-01\n")
-    graph = read_icews(folder, splits=("train",), start=date(2018, 1, 1), first_t=0, t_step=24)
+    """Hours from a given start, space-padded columns (RE-Net's layout), and ISO dates taken as written."""
+    folder = write_icews(tmp_path / "kg", "0\t0\t1\t0\t0\n1    \t1    \t2\t48\t0\n2\t0\t0\t2015-03-01\n")
+    graph = read_icews(folder, splits=("train",), unit="hour", start=datetime(2018, 1, 1))
     assert [q.time for q in graph.quads] == ["2018-01-01", "2018-01-03", "2015-03-01"]
+    assert graph.time["unit"] == "hour" and graph.time["origin"] == "2018-01-01" and graph.time["splits"] == ["train.txt"]
+    with pytest.raises(InputError, match="--tkg-time-unit"):
+        read_icews(folder, splits=("train",))
+    (folder / "train.txt").write_text("0\t0\t1\t2015-03-01\n", encoding="utf-8")
+    assert read_icews(folder, splits=("train",)).time["unit"] == "iso-date"
     (folder / "entity2id.txt").write_text("Alpha\t0\nBeta\tone\n", encoding="utf-8")
     with pytest.raises(InputError) as err:
         read_icews(folder, splits=("train",))
     assert err.value.file.endswith("entity2id.txt") and err.value.record == 2 and err.value.field == "id"
     (folder / "entity2id.txt").write_text("Alpha\t0\nBeta\t1\nGamma\t2\n", encoding="utf-8")
-    with pytest.raises(InputError, match="file not found"):
+    with pytest.raises(InputError, match="none of the split files valid.txt exists"):
         read_icews(folder, splits=("valid",))
 
 
