@@ -3,9 +3,15 @@
 For a question, a strategy and a budget of ``size`` tokens: every needle document goes in, then the
 best-ranked distractors (documents that are not needles) while they fit, and the next one is cut at
 a token boundary to fill what is left, unless less than :data:`MIN_CUT_TOKENS` would be left of it
-(a title line without its text). Sizes count the haystack only (documents and the blank
-lines between them), not the prompt around it; size 0 is the needles alone. A haystack whose
-needles alone exceed its budget is not built (the builder reports it).
+(a title line without its text). By default sizes count the haystack only (documents and the blank
+lines between them), not the prompt around it; with ``overhead`` (the tokens of the prompt around
+the haystack: instruction, wrapper, question) the size counts the whole prompt, as the authors'
+code does (Graph-COM/HaystackCraft ``infer_multi.py`` ``get_haystack_prompt`` starts its count
+from the encoded template with the question). ``prefix_tokens`` adds the official layout's
+``Article {i}\n: `` prefixes: the k-th document taken costs ``prefix_tokens[k - 1]`` more, and as
+the prefixes of a haystack of n documents are those of 1..n whatever the ordering, the sum is
+exact. Size 0 is the needles alone. A haystack whose needles alone exceed its budget is not built
+(the builder reports it).
 
 Predicted counts are exact for regex pre-tokenized BPEs (Qwen2, cl100k): documents are stripped
 and the blank line between them is a pre-token of its own, so a haystack has the sum of its parts'
@@ -25,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from generators.budget import boundary_at_depth, units_that_fit
-from needlework.errors import SpecError
 from generators.haystackcraft.spec import ORDERINGS, RANDOM_PREFIX
+from needlework.errors import SpecError
 
 MIN_CUT_TOKENS = 16
 """The fewest tokens a cut distractor keeps; with less room the haystack ends with whole documents."""
@@ -55,10 +61,11 @@ class Haystack:
         doc_ids: Needles and distractors sorted by rank.
         ranks: Their ranks.
         is_needle: Which of them are needles.
-        tokens: Tokens each contributes (the cut distractor's kept tokens), joins excluded.
+        tokens: Tokens each contributes (the cut distractor's kept tokens) with its prefix, joins excluded.
         truncated_doc: The distractor cut to fit, or -1.
-        truncated_tokens: Tokens kept of it, or -1.
-        predicted_tokens: Tokens of the joined haystack, predicted from the stored counts.
+        truncated_tokens: Tokens kept of its text (prefix excluded), or -1.
+        predicted_tokens: Tokens of the joined haystack (prefixes included, the prompt around it
+            excluded), predicted from the stored counts.
     """
 
     doc_ids: np.ndarray
@@ -70,35 +77,48 @@ class Haystack:
     predicted_tokens: int
 
 
-def assemble_haystack(ranking: RankedQuestion, doc_tokens: np.ndarray, size: int, join_tokens: int) -> Haystack | None:
+def assemble_haystack(ranking: RankedQuestion, doc_tokens: np.ndarray, size: int, join_tokens: int, *,
+                      overhead: int = 0, prefix_tokens: np.ndarray | None = None) -> Haystack | None:
     """The haystack of ``size`` tokens for one ranked question, or ``None`` if its needles alone exceed ``size``.
 
     Args:
         ranking: The question's ranking under one strategy.
         doc_tokens: Tokens of every rendered corpus document, indexed by doc id.
-        size: Budget in tokens for the joined documents; 0 means the needles alone.
+        size: Budget in tokens; 0 means the needles alone.
         join_tokens: Tokens of the blank line between two documents.
+        overhead: Tokens of the prompt around the haystack that the budget also counts (0: the
+            budget is the haystack's alone).
+        prefix_tokens: Tokens each document's prefix adds, by 1-based position minus one (``None``:
+            no prefixes); at least as long as the needles plus ``ranking.doc_ids``.
     """
     needles = np.asarray(ranking.needle_ids, dtype=np.int64)
-    needle_tokens = doc_tokens[needles].astype(np.int64)
-    needles_total = int(needle_tokens.sum()) + join_tokens * (len(needles) - 1)
-    if size and needles_total > size:
-        return None
     top = np.asarray(ranking.doc_ids, dtype=np.int64)
     keep = ~np.isin(top, needles)
     candidates, candidate_ranks = top[keep], np.flatnonzero(keep) + 1
+    n_needles = len(needles)
+    prefixes = (np.zeros(n_needles + len(candidates), dtype=np.int64) if prefix_tokens is None
+                else np.asarray(prefix_tokens, dtype=np.int64)[: n_needles + len(candidates)])
+    if len(prefixes) < n_needles + len(candidates):
+        raise SpecError(f"prefix_tokens covers {len(prefixes)} positions; this haystack may hold "
+                        f"{n_needles + len(candidates)} documents")
+    needle_tokens = doc_tokens[needles].astype(np.int64) + prefixes[:n_needles]
+    needles_total = int(needle_tokens.sum()) + join_tokens * (n_needles - 1)
+    if size and needles_total + overhead > size:
+        return None
+    distractor_prefixes = prefixes[n_needles:]
     n_full, cut_doc, cut_tokens = 0, -1, -1
     if size:
-        costs = doc_tokens[candidates].astype(np.int64) + join_tokens
-        room = size - needles_total
+        costs = doc_tokens[candidates].astype(np.int64) + join_tokens + distractor_prefixes
+        room = size - needles_total - overhead
         n_full = units_that_fit(costs, room)
-        left = room - int(costs[:n_full].sum()) - join_tokens
-        if n_full < len(candidates) and left >= MIN_CUT_TOKENS:
-            cut_doc, cut_tokens = int(candidates[n_full]), left
+        if n_full < len(candidates):
+            left = room - int(costs[:n_full].sum()) - join_tokens - int(distractor_prefixes[n_full])
+            if left >= MIN_CUT_TOKENS:
+                cut_doc, cut_tokens = int(candidates[n_full]), left
     n_take = n_full + (cut_doc >= 0)
-    distractor_tokens = doc_tokens[candidates[:n_take]].astype(np.int64)
+    distractor_tokens = doc_tokens[candidates[:n_take]].astype(np.int64) + distractor_prefixes[:n_take]
     if cut_doc >= 0:
-        distractor_tokens[-1] = cut_tokens
+        distractor_tokens[-1] = cut_tokens + distractor_prefixes[n_full]
     ids = np.concatenate((needles, candidates[:n_take]))
     ranks = np.concatenate((np.asarray(ranking.needle_ranks, dtype=np.int64), candidate_ranks[:n_take]))
     tokens = np.concatenate((needle_tokens, distractor_tokens))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from generators.strategies import RETRIEVERS, STRATEGIES, strategy_parts
 from needlework.errors import SpecError
@@ -14,6 +15,13 @@ ORDERINGS: tuple[str, ...] = ("descending", "ascending", "random-0", "random-1",
 RANDOM_PREFIX = "random-"
 DEFAULT_SIZES: tuple[int, ...] = (0, 8_000, 16_000, 32_000, 64_000, 128_000)
 """Haystack sizes in tokens; 0 is the needles alone (the paper's "no distractors")."""
+BudgetRule = Literal["haystack", "prompt"]
+BUDGET_RULES: tuple[str, ...] = get_args(BudgetRule)
+"""What a size counts: ``haystack`` (the documents and the blank lines between them; needlework's
+default) or ``prompt`` (the whole prompt: instruction, wrapper, question and documents, as the
+authors' code counts it: Graph-COM/HaystackCraft ``infer_multi.py`` ``get_haystack_prompt``)."""
+NO_CONTEXT = "no-context"
+"""The strategy, retriever and ordering of the Appendix G no-context rows (config ``static-no-context``)."""
 
 
 @dataclass(frozen=True)
