@@ -29,6 +29,8 @@ from builders.base import Builder, wrote_line
 from builders.card import CardFacts
 from builders.options import option, parse_names
 from builders.release import ReleaseWriter, base_manifest
+from builders.retrieval.analysis import ANALYZERS, PLAIN
+from builders.retrieval.dense import AUTO
 from builders.retrieval.metrics import appendix_l_markdown, retrieval_table
 from builders.retrieval.rank import rank_corpus
 from builders.sources.haystackcraft_official import read_build_inputs
@@ -115,6 +117,11 @@ class HaystackCraftBuild:
         materialize: Orderings whose full prompts are written as ``static-<ordering>`` configs.
         top_k: Documents kept per ranking (enough to fill the largest size).
         dense_model: Sentence-transformers model of the dense retriever ("" = the offline default).
+        bm25_analyzer: BM25 text analysis: ``plain`` (bm25s's tokenizer) or ``lucene`` (Lucene's EnglishAnalyzer,
+            as the paper's Pyserini index; :mod:`builders.retrieval.analysis`).
+        dense_query_instruction: The dense query prefix: ``auto`` (the paper's instruction for Qwen3-Embedding
+            models, the model's own prompt otherwise), ``model``, ``none``, or an instruction
+            (:func:`builders.retrieval.dense.query_prompt_for`).
         cache: Cache folder for indexes, embeddings and rankings ("" = the default).
         workers: Processes for parsing dumps (0 = all cores).
         seed: Build seed (random orderings, the world).
@@ -145,6 +152,11 @@ class HaystackCraftBuild:
     top_k: int = option(DEFAULT_TOP_K, "Documents kept per ranking.")
     dense_model: str = option("", "Dense model (e.g. Qwen/Qwen3-Embedding-0.6B, the paper's); default: all-MiniLM-L6-v2 "
                                   "shipped offline.")
+    bm25_analyzer: str = option(PLAIN, "BM25 text analysis: plain (bm25s's tokenizer, no stemming) or lucene (Lucene's "
+                                       "EnglishAnalyzer as the paper's Pyserini index: possessives, 33 stop words, Porter).")
+    dense_query_instruction: str = option(AUTO, "Dense query prefix: auto (the paper's 'Given a query, retrieve relevant "
+                                                "documents that answer the query' for Qwen3-Embedding models, the model's "
+                                                "own prompt otherwise), model, none, or an instruction text.")
     cache: str = option("", "Cache folder for indexes, embeddings and rankings (default $NEEDLEWORK_CACHE or "
                             "~/.cache/needlework).", record=False)
     workers: int = option(0, "Processes parsing a dump (0 = all cores).", record=False)
@@ -180,6 +192,10 @@ class HaystackCraftBuild:
             raise SpecError(f"--materialize names orderings that are not built: {missing}; built: {', '.join(spec.orderings)}")
         if self.top_k < 1:
             raise SpecError(f"top_k must be positive, got {self.top_k}")
+        if self.bm25_analyzer not in ANALYZERS:
+            raise SpecError(f"bm25_analyzer must be one of {', '.join(ANALYZERS)}; got {self.bm25_analyzer!r}")
+        if not self.dense_query_instruction.strip():
+            raise SpecError("dense_query_instruction is empty; use auto, model, none or an instruction")
         if self.qa and not (self.corpus or self.official_corpus):
             raise SpecError("--qa needs the --corpus its supporting documents come from")
 
@@ -198,6 +214,7 @@ class BuildReport:
     skipped_cells: int = 0
     retrieval_markdown: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
+    retrieval: dict[str, Any] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """The rows written, questions dropped, cells skipped, and the retrieval tables (Appendix L)."""
@@ -207,6 +224,11 @@ class BuildReport:
                          + (" ..." if len(self.dropped) > 3 else ""))
         if self.skipped_cells:
             lines.append(f"{self.skipped_cells} (question, strategy, size) cells skipped: their needles alone exceed the size")
+        truncation = self.retrieval.get("dense", {}).get("truncation", {})
+        if truncation.get("truncated_documents") is not None:
+            lines.append(f"dense encoder read at most {truncation['limit']} word pieces of a document: "
+                         f"{truncation['truncated_documents']} of {truncation['documents']} documents truncated "
+                         f"(longest {truncation['longest_document_tokens']})")
         if self.retrieval_markdown:
             lines.append(self.retrieval_markdown)
         return lines
@@ -256,15 +278,18 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
     rankings = rank_corpus(spec.strategies, titles, texts, [q["question"] for q in questions],
                            [np.asarray(q["support"], dtype=np.int64) for q in questions], render=render_document,
                            top=spec.top_k, links=(links["src"].to_numpy(), links["dst"].to_numpy()),
-                           dense_model=spec.dense_model or None, cache_dir=spec.cache or None, progress=progress)
+                           dense_model=spec.dense_model or None, cache_dir=spec.cache or None, progress=progress,
+                           bm25_analyzer=spec.bm25_analyzer, dense_query_instruction=spec.dense_query_instruction,
+                           record=(retrieval := {}))
     table = retrieval_table(rankings, [q["hops"] for q in questions])
-    report = BuildReport(Path(out), dropped=list(inputs.dropped))
+    report = BuildReport(Path(out), dropped=list(inputs.dropped), retrieval=retrieval)
     report.retrieval_markdown = "\n\n".join(appendix_l_markdown(table, metric) for metric in ("recall", "ndcg"))
     manifest = base_manifest(BENCHMARK, spec, tokens, inputs.fingerprints)
     manifest["corpus"] = {"documents": corpus.num_rows, "tokens": int(doc_tokens.sum()), "links": inputs.corpus.links.num_rows,
                           "sources": inputs.corpus.label, "stats": inputs.corpus.stats}
     manifest["questions"] = {"kept": len(questions), "dropped": len(inputs.dropped)}
     manifest["join_tokens"] = join_tokens
+    manifest["retrieval"] = retrieval
     if spec.preset:
         manifest["preset"] = preset_record(spec)
     layout, whole_prompt = spec.prompt_layout, spec.budget_rule == "prompt"
