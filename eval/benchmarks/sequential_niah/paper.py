@@ -41,7 +41,8 @@ TABLE3: Mapping[str, tuple[int, int, int]] = {
     "test": (984, 967, 1_960),
     "total": (3_984, 3_967, 7_960),
 }
-"""Table 3: judge set -> candidates (English, Chinese, total): ``judge-train`` and ``judge-test``."""
+"""Table 3: judge set -> candidates (English, Chinese, total): ``judge-train`` and ``judge-test``. As printed: the
+test row's languages add up to 1,951, not its total of 1,960 (the count Tables 4 and 6 use), and so the Total row's."""
 
 JUDGES: tuple[str, ...] = ("Claude-3.5", "GPT-4o", "Ours")
 """The judges of Tables 4 and 6, in column order ("Ours": the paper's fine-tuned evaluation model)."""
