@@ -14,25 +14,35 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
-from eval.cli import main
-from eval.benchmarks.haystackcraft.report import NO_DISTRACTORS, SIZE_AXIS, plot_f1_against_size, plot_ordering_difference
-from eval.report_runs import load_runs
+from eval.benchmarks import TASKS, get_task, task_name_for_row
+from eval.benchmarks.haystackcraft.report import (
+    NO_DISTRACTORS,
+    SIZE_AXIS,
+    plot_f1_against_size,
+    plot_ordering_difference,
+)
 from eval.benchmarks.haystackcraft.summary import haystackcraft_summary
+from eval.benchmarks.haystackcraft.tasks import (
+    HAYSTACKCRAFT_LENIENT_METRIC,
+    extract_answer,
+)
+from eval.cli import main
+from eval.report_runs import load_runs
 from eval.results import aggregate_scores, score_samples
 from eval.scored import ScoredSample
 from eval.scoring import exact_match, max_f1, normalize_answer, token_f1
-from eval.benchmarks import TASKS, get_task, task_name_for_row
-from eval.benchmarks.haystackcraft.tasks import HAYSTACKCRAFT_METRIC, extract_answer
 from eval.task import TaskOptions
-from tests.support.releases import stub_server, write_test_release
 from needlework.errors import SpecError
 from tests.support.openai_stub import Script, prompt_digest
+from tests.support.releases import stub_server, write_test_release
 
 STATIC = "haystackcraft/static"
 
 
-def task(thinking_end: str | None = "</think>"):
-    return get_task(STATIC, TaskOptions(thinking_end=thinking_end))
+def task(thinking_end: str | None = "</think>", scoring: str = "lenient"):
+    """The task under needlework's lenient reading (these tests pin it; the official reading is pinned in
+    tests/eval/test_haystackcraft_official.py)."""
+    return get_task(STATIC, TaskOptions(thinking_end=thinking_end, scoring=scoring))  # type: ignore[arg-type]
 
 
 # --- answer extraction ---------------------------------------------------------------------------------
@@ -152,7 +162,7 @@ def test_token_f1_matches_an_independent_implementation(prediction: str, referen
 
 def test_task_scores_f1_and_reports_em_beside_it():
     scorer = task()
-    assert scorer.metric == HAYSTACKCRAFT_METRIC and "SQuAD v1.1" in scorer.metric
+    assert scorer.metric == HAYSTACKCRAFT_LENIENT_METRIC and "SQuAD v1.1" in scorer.metric
     prediction = scorer.extract("The correct answer is (the Eiffel Tower).")
     assert prediction == "the Eiffel Tower"
     assert scorer.score(prediction, ["Eiffel Tower in Paris"]) == pytest.approx(2 / 3)
@@ -237,7 +247,7 @@ def test_static_rows_map_to_the_registered_task():
     with pytest.raises(SpecError, match="no 'task' column"):  # other benchmarks still need a task column
         task_name_for_row("rulerv2", row)
     with pytest.raises(SpecError, match="haystackcraft/static"):
-        get_task("haystackcraft/dynamic", TaskOptions())
+        get_task("haystackcraft/nope", TaskOptions())
 
 
 def test_render_references_and_metadata():
@@ -372,7 +382,7 @@ def run_cli(release: Path, run_dir: Path, responses: dict[str, str], rows: list[
         result = CliRunner().invoke(main, [
             "run", "--dataset", str(release), "--config", ",".join(f"static-{o}" for o in ORDERINGS),
             "--backend", "openai", "--base-url", server.base_url, "--model", "stub-model",
-            "--output-dir", str(run_dir), "--no-progress", "--max-retries", "0",
+            "--output-dir", str(run_dir), "--no-progress", "--max-retries", "0", "--scoring", "lenient",
         ], env={"OPENAI_API_KEY": "test-key"})
     assert result.exit_code == 0, result.output
 

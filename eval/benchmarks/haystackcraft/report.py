@@ -11,6 +11,13 @@ Everything is read from the ``scores.haystackcraft`` block of the results
 - the ordering ablation at the largest size: descending, ascending, random mean and middle per
   strategy (Appendix J, Table 3);
 - F1 and EM by question hop count (Appendix H);
+- the Appendix G baseline: a *No context* row in every table of a run with ``static-no-context``
+  rows (the question without documents), and F1 by hop without context and with the needles alone
+  (Figure 7's two conditions);
+- beside a run scored ``--scoring official`` (the authors' reading, the default), the paper's
+  published values (:mod:`eval.benchmarks.haystackcraft.paper`) in italics, marked *(paper, Table
+  N)*: Appendix M under the descending F1 view, Appendix N under the random mean, Table 3 under
+  the ablation at 128K with the hybrid retriever, for the strategies and sizes the runs have;
 - ``haystackcraft_f1_<view>.png``: F1 against context size, one panel per run, one line per
   strategy: one colour per base retriever, solid without PPR and dashed with PPR (Figure 3), for
   each ordering present and the random mean; ``haystackcraft_descending_minus_random.png``
@@ -23,6 +30,16 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from eval.benchmarks.haystackcraft.paper import (
+    ABLATION_SIZE,
+    ABLATION_STRATEGY,
+    DESCENDING,
+    ORDERING_ABLATION,
+    RANDOM,
+    STRATEGY_NAMES,
+    paper_cell,
+)
+from eval.benchmarks.haystackcraft.paper import SIZES as PAPER_SIZES
 from eval.benchmarks.haystackcraft.tasks import is_random
 from eval.report_runs import MISSING, Run, length_label, markdown_table, points
 from generators.haystackcraft.spec import BENCHMARK
@@ -44,6 +61,7 @@ VIEW_TITLES: dict[str, str] = {
     "middle": "Needles in the middle (Appendix J)",
 }
 SIZE_AXIS = "Context Size (# Tokens)"
+NO_CONTEXT_LABEL = "No context (Appendix G baseline)"
 NO_DISTRACTORS = "0\n(no distractors)"
 
 
@@ -116,15 +134,18 @@ def haystackcraft_section(runs: Sequence[Run], plots: Mapping[str, str]) -> list
     if not scored:
         return []
     lines = ["## HaystackCraft static NIAH", "",
-             "F1 and exact match (EM) x 100, two decimals as in the paper's tables: MuSiQue's answer F1 (the best "
-             "token F1 over the answer and its aliases, SQuAD v1.1 normalization). Rows are retrieval strategies, "
-             "columns target context sizes in tokens; 0 = the needles alone, no distractors.", ""]
+             ("F1 and exact match (EM) x 100, two decimals as in the paper's tables: MuSiQue's answer F1 (the best "
+              "token F1 over the answer and its aliases, SQuAD v1.1 normalization). Rows are retrieval strategies, "
+              "columns target context sizes in tokens; 0 = the needles alone, no distractors."), ""]
+    lines += scoring_lines(scored)
     views = [v for v in views_of(scored) if not is_random(v)]
     for metric, title in (("f1", "F1"), ("em", "Exact match")):
         for view in views:
             lines += [f"### {title}: {VIEW_TITLES.get(view, view)}", ""]
             for run in scored:
                 lines += [f"**{run.label}**", ""] + view_table(summary(run), view, metric)
+            if metric == "f1":
+                lines += paper_tables(scored, view)
             if metric == "f1" and view in plots:
                 lines += [f"![F1 against context size, {view}]({plots[view]})", ""]
     random_plots = [v for v in views_of(scored) if is_random(v) and v in plots]
@@ -133,13 +154,90 @@ def haystackcraft_section(runs: Sequence[Run], plots: Mapping[str, str]) -> list
     lines += difference_tables(scored, plots.get("difference"))
     lines += ablation_tables(scored)
     lines += hop_tables(scored)
+    lines += no_context_tables(scored)
+    return lines
+
+
+def scoring_of(run: Run) -> str:
+    """How the run read answers: ``official`` or ``lenient`` (a run recorded before ``--scoring`` existed was
+    lenient, :meth:`eval.task.TaskOptions.from_record`)."""
+    options = (run.results.get("run") or {}).get("task_options") or {}
+    return str(options.get("scoring", "lenient"))
+
+
+def scoring_lines(runs: Sequence[Run]) -> list[str]:
+    """One line per run saying which reading scored it."""
+    said = {"official": "official (the authors' reading: the first \"The correct answer is\", no match = 0; "
+                        "comparable with the paper)",
+            "lenient": "lenient (needlework's reading: last match and fall-backs; not comparable with the paper)"}
+    return ["Scoring: " + "; ".join(f"{run.label}: {said.get(scoring_of(run), scoring_of(run))}" for run in runs), ""]
+
+
+def _italic(text: str) -> str:
+    return f"*{text}*" if text and text != MISSING else text
+
+
+def paper_tables(runs: Sequence[Run], view: str) -> list[str]:
+    """The paper's Appendix M (``descending``) or N (:data:`RANDOM_VIEW`) tables, in italics, for the
+    strategies and sizes of the runs scored officially; nothing for other views or without such a run."""
+    official = [run for run in runs if scoring_of(run) == "official"]
+    if view not in ("descending", RANDOM_VIEW) or not official:
+        return []
+    strategies = [e["strategy"] for run in official for e in summary(run).get("strategies") or []]
+    sizes = sorted({int(n) for run in official for n in summary(run).get("sizes") or []} & set(PAPER_SIZES))
+    tables = DESCENDING if view == "descending" else RANDOM
+    names = [name for name in dict.fromkeys(strategies) if name in tables]
+    if not names or not sizes:
+        return []
+    appendix = "M" if view == "descending" else "N"
+    lines = [(f"Italic *(paper, Table N)* rows: the paper's published F1 (Appendix {appendix}) for its own models at "
+              "the sizes the runs share with it. The paper counts a size as the whole prompt in the Qwen2.5-1M "
+              "tokenizer (needlework's --preset paper) and its dense retriever is Qwen3-Embedding-0.6B."), ""]
+    for name in names:
+        table = tables[name]
+        rows = []
+        for model in table.rows:
+            cells = [paper_cell(view, name, model, n) for n in sizes]
+            rows.append([_italic(f"{model} (paper, Table {table.number})"),
+                         *(_italic(MISSING if c is None else f"{c[0]:.2f}" + ("" if c[1] is None else f" ± {c[1]:.2f}"))
+                           for c in cells)])
+        label = strategy_label({"strategy": name, "retriever": name.split("+")[0], "ppr": name.endswith("+ppr")})
+        lines += [f"*Paper, {label} ({STRATEGY_NAMES[name]}, Table {table.number})*", ""]
+        lines += markdown_table([SIZE_AXIS, *(size_label(n) for n in sizes)], rows)
+    return lines
+
+
+def no_context_tables(runs: Sequence[Run]) -> list[str]:
+    """Appendix G (Figure 7): F1 by hop count without context and with the needles alone (size 0)."""
+    with_baseline = [run for run in runs if summary(run).get("no_context")]
+    if not with_baseline:
+        return []
+    lines = ["### Without context vs the needles alone, by hop count (Appendix G)", "",
+             ("F1 x 100 of the static-no-context rows (the question alone: parametric knowledge) and of the size-0 "
+              "rows (the supporting documents alone, every strategy and ordering). The paper draws these as "
+              "Figure 7 and prints no table, so no paper values here."), ""]
+    for run in with_baseline:
+        block = summary(run)
+        none, gold = block["no_context"], block.get("gold_context") or {}
+        hops = sorted({*none.get("by_hops", {}), *gold.get("by_hops", {})}, key=int)
+        rows = [[f"{h}-hop", points((none["by_hops"].get(h) or {}).get("f1")),
+                 points((gold.get("by_hops", {}).get(h) or {}).get("f1")), (none["by_hops"].get(h) or {}).get("n", MISSING)]
+                for h in hops]
+        rows.append(["all", points(none.get("f1")), points(gold.get("f1")), none.get("n", MISSING)])
+        lines += [f"**{run.label}**", ""] + markdown_table(["hops", "No context", "Needles only (size 0)", "n"], rows)
     return lines
 
 
 def view_table(block: Mapping[str, Any], view: str, metric: str) -> list[str]:
-    """Appendix M/N layout: one row per strategy, one column per size; the random view as mean ± std."""
+    """Appendix M/N layout: one row per strategy, one column per size; the random view as mean ± std.
+
+    With ``static-no-context`` rows, the first row is the Appendix G baseline: the question without
+    documents, one value repeated in every column (it does not depend on the size)."""
     sizes = [int(n) for n in block.get("sizes") or []]
     rows = []
+    baseline = block.get("no_context")
+    if baseline:
+        rows.append([NO_CONTEXT_LABEL, *([points(baseline.get(metric))] * len(sizes))])
     for entry in block.get("strategies") or []:
         cells = view_cells(block, entry["strategy"], view)
         rows.append([strategy_label(entry), *(_value(cells.get(str(n)), metric, view) for n in sizes)])
@@ -174,7 +272,8 @@ def difference_tables(runs: Sequence[Run], plot: str | None) -> list[str]:
 
 
 def ablation_tables(runs: Sequence[Run]) -> list[str]:
-    """Appendix J, Table 3: F1 per ordering at the largest size, one row per strategy."""
+    """Appendix J, Table 3: F1 per ordering at the largest size, one row per strategy; under a run scored
+    officially whose largest size is 128K with the hybrid strategy, Table 3's rows in italics."""
     lines: list[str] = []
     for run in runs:
         ablation = summary(run).get("ordering_ablation") or {}
@@ -184,6 +283,11 @@ def ablation_tables(runs: Sequence[Run]) -> list[str]:
         rows = [[strategy_label(by_name.get(name, {"strategy": name})),
                  *(points(scores.get(view, {}).get("f1")) for view in ("descending", "ascending", "random", "middle"))]
                 for name, scores in ablation["strategies"].items()]
+        if (scoring_of(run) == "official" and int(ablation["size"]) == ABLATION_SIZE
+                and ABLATION_STRATEGY in ablation["strategies"]):
+            rows += [[_italic(f"{model} (paper, Table 3, Hybrid)"),
+                      *(_italic(f"{values[view]:.2f}") for view in ("descending", "ascending", "random", "middle"))]
+                     for model, values in ORDERING_ABLATION.items()]
         if not lines:
             lines = [f"### Haystack ordering ablation at {size_label(ablation['size'])} tokens (Appendix J)", "",
                      "F1 x 100 per ordering; Random is the mean over the random orderings; Middle puts the "

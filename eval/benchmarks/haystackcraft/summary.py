@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from eval.benchmarks.haystackcraft.tasks import TASK_NAMES, is_random, ordering_order, strategy_order
+from eval.benchmarks.haystackcraft.tasks import (
+    TASK_NAMES,
+    is_random,
+    ordering_order,
+    strategy_order,
+)
 from eval.scored import ScoredSample, round_score, sample_stats
+from generators.haystackcraft.spec import NO_CONTEXT
 
 Cell = tuple[str, str, int]
 """(strategy, ordering, size in tokens)."""
@@ -36,13 +43,25 @@ def haystackcraft_summary(scored: Sequence[ScoredSample]) -> dict[str, Any] | No
       mean (Figure 4); None where either side is missing.
     - ``ordering_ablation``: at the largest size, per strategy, F1 and EM of ``descending``,
       ``ascending``, ``random`` (the mean above) and ``middle`` (Appendix J, Table 3).
+    - ``no_context``: the Appendix G baseline, the ``static-no-context`` rows (strategy
+      :data:`generators.haystackcraft.spec.NO_CONTEXT`: the question without documents), as stats
+      with ``by_hops``; None without such rows. They are left out of every entry above.
+    - ``gold_context``: Appendix G's other condition, the needles alone (size 0) over every
+      strategy and ordering, as stats with ``by_hops``; None without size-0 rows.
 
     Returns:
         The block, or None when no sample is a HaystackCraft task.
     """
-    samples = [s for s in scored if s.task in TASK_NAMES]
-    if not samples:
+    every = [s for s in scored if s.task in TASK_NAMES]
+    if not every:
         return None
+    baseline = [s for s in every if s.metadata.get("strategy") == NO_CONTEXT]
+    samples = [s for s in every if s.metadata.get("strategy") != NO_CONTEXT]
+    appendix_g = {"no_context": _with_hops(baseline),
+                  "gold_context": _with_hops([s for s in samples if int(s.metadata["size"]) == 0])}
+    if not samples:
+        return {"strategies": [], "orderings": [], "sizes": [], "cells": {}, "by_hops": {}, "hop_cells": {},
+                "random": {}, "descending_minus_random": {}, "ordering_ablation": {}, **appendix_g}
     groups: dict[Cell, list[ScoredSample]] = defaultdict(list)
     by_hops: dict[int, list[ScoredSample]] = defaultdict(list)
     hop_groups: dict[tuple[str, str, int, int], list[ScoredSample]] = defaultdict(list)
@@ -76,7 +95,18 @@ def haystackcraft_summary(scored: Sequence[ScoredSample]) -> dict[str, Any] | No
             name: {**{o: _pair(means.get((name, o, largest))) for o in ("descending", "ascending")},
                    "random": _pair(random[name][largest]), "middle": _pair(means.get((name, "middle", largest)))}
             for name in names if any(c[0] == name and c[2] == largest for c in groups)}},
+        **appendix_g,
     }
+
+
+def _with_hops(samples: Sequence[ScoredSample]) -> dict[str, Any] | None:
+    """Stats of some samples and ``by_hops`` (hop count -> stats); None without samples."""
+    if not samples:
+        return None
+    by_hops: dict[int, list[ScoredSample]] = defaultdict(list)
+    for sample in samples:
+        by_hops[int(sample.metadata["hops"])].append(sample)
+    return {**_static_stats(samples), "by_hops": {str(h): _static_stats(by_hops[h]) for h in sorted(by_hops)}}
 
 
 def _nest(groups: Mapping[tuple[Any, ...], Sequence[ScoredSample]], orders: Sequence[Callable[[Any], Any]]

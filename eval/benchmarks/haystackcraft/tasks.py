@@ -2,12 +2,24 @@ r"""HaystackCraft static NIAH: read "The correct answer is ..." and score it wit
 
 A static NIAH row (paper §3.1, Appendix B) holds the full prompt in ``input``: the ordered
 haystack, the question, and the instruction ``Format your response as follows: "The correct
-answer is (insert answer here)".`` The task sends it as one user turn, reads the answer with
-:func:`extract_answer`, and scores it with :func:`eval.scoring.max_f1` (token F1 against the
-answer and each alias, SQuAD v1.1 normalization, as MuSiQue's evaluation uses; paper §4.1:
-"Following the practice of MuSiQue, we use the F1 score"). Exact match
-(:func:`eval.scoring.exact_match`) is reported alongside as a secondary score
-(:meth:`HaystackCraftTask.secondary_scores`).
+answer is (insert answer here)".`` The task sends it as one user turn, reads the answer and scores
+it with :func:`eval.scoring.max_f1` (paper §4.1: "Following the practice of MuSiQue, we use the
+F1 score"). Exact match (:func:`eval.scoring.exact_match`) is reported alongside as a secondary
+score (:meth:`HaystackCraftTask.secondary_scores`).
+
+Two readings of the answer (``--scoring``):
+
+- ``official`` (the default): :func:`official_extract_answer`, the reading of the authors' code
+  (Graph-COM/HaystackCraft ``utils/llm.py`` ``extract_answer``): the text after the first
+  "The correct answer is" its patterns find; a response without the phrase has no answer and
+  scores 0, as ``eval.py`` ``eval_f1`` counts it. The official score of a run is
+
+      F1 = (1 / |Q|) * sum over q of [pred_q found] * max over g in {answer_q} ∪ aliases_q of F1_tok(pred_q, g)
+
+  with ``F1_tok`` the SQuAD v1.1 token F1 on normalized text (MuSiQue ``metrics/answer.py``, which
+  ``eval.py`` reproduces), i.e. :func:`eval.scoring.max_f1` on the extracted answer, "" when none.
+- ``lenient``: :func:`extract_answer`, needlework's reading (last occurrence, other markers, the
+  last line as a fall-back), which raises small models' F1 and is not comparable with the paper.
 
 Rows carry no ``task`` column: :func:`task_for_row` recognises a static row of a release whose
 manifest names the benchmark ``haystackcraft`` by its ``input``, ``strategy``, ``ordering`` and
@@ -17,8 +29,9 @@ manifest names the benchmark ``haystackcraft`` by its ``input``, ``strategy``, `
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from eval.backends.base import Message
 from eval.scoring import exact_match, max_f1
@@ -33,9 +46,15 @@ TASK_NAMES: tuple[str, ...] = (STATIC,)
 STATIC_COLUMNS: tuple[str, ...] = ("input", "strategy", "ordering", "size")
 """Columns that make a haystackcraft row a static NIAH row (the materialized ``static-<ordering>`` configs)."""
 HAYSTACKCRAFT_METRIC = (
-    "HaystackCraft static NIAH (paper §4.1, following MuSiQue): token F1 of the answer read after the last "
-    "\"correct answer is\" against the answer and each alias, the best one (SQuAD v1.1 normalization, as "
-    "MuSiQue's evaluation uses); exact match is reported alongside in the haystackcraft block"
+    "HaystackCraft static NIAH, official scoring (paper §4.1; Graph-COM/HaystackCraft utils/llm.py extract_answer "
+    "and eval.py eval_f1): token F1 of the answer after the first \"The correct answer is\" against the answer and "
+    "each alias, the best one (SQuAD v1.1 normalization, as MuSiQue's evaluation uses); a response without the phrase "
+    "scores 0; exact match is reported alongside in the haystackcraft block"
+)
+HAYSTACKCRAFT_LENIENT_METRIC = (
+    "HaystackCraft static NIAH, lenient scoring (needlework's reading, not comparable with the paper): token F1 of the "
+    "answer read after the last \"correct answer is\" (then \"answer is\", \"Answer:\", then the last line) against "
+    "the answer and each alias, the best one (SQuAD v1.1 normalization); exact match is reported alongside"
 )
 PLACEHOLDER = "insert answer here"
 """The prompt's placeholder: a model that only repeats the format instruction has not answered."""
@@ -106,6 +125,76 @@ def extract_answer(response: str) -> str:
                 return answer
     lines = [line for line in text.splitlines() if line.strip()]
     return clean_answer(lines[-1]) if lines else ""
+
+
+_OFFICIAL_MARKER = r"The correct answer is\s*:?\s+"
+_OFFICIAL_PAREN = re.compile(_OFFICIAL_MARKER + r"\(([^)]+)\)", re.IGNORECASE)
+_OFFICIAL_QUOTED = re.compile(_OFFICIAL_MARKER + r'"([^"]+)"', re.IGNORECASE)
+_OFFICIAL_BARE = re.compile(_OFFICIAL_MARKER + r'([^(^"].*?)(?:\.|$|\n)', re.IGNORECASE)
+_OFFICIAL_OPEN_PAREN = re.compile(_OFFICIAL_MARKER + r"\((.+)", re.IGNORECASE)
+_OFFICIAL_OPEN_QUOTE = re.compile(_OFFICIAL_MARKER + r'"(.+)', re.IGNORECASE)
+_OFFICIAL_TO_STOP = re.compile(_OFFICIAL_MARKER + r"(.+?)(?:\.|$|\n)", re.IGNORECASE)
+_OFFICIAL_TO_END = re.compile(_OFFICIAL_MARKER + r"(.+)", re.IGNORECASE)
+
+
+def official_extract_answer(response: str) -> str:
+    r"""The answer as the authors' code reads it (Graph-COM/HaystackCraft ``utils/llm.py`` ``extract_answer``).
+
+    Every ``*`` is removed and the response stripped. Then, case-insensitively, with ``M`` =
+    ``The correct answer is`` followed by optional whitespace, an optional colon and at least one
+    whitespace character, the first of these that matches wins, each at its FIRST occurrence in the
+    response:
+
+    1. ``M(answer)``: the text inside the parentheses;
+    2. ``M"answer"``: the text inside the quotes;
+    3. ``M`` then text not starting with ``(``, ``^`` or ``"``, up to the first period or line
+       end (``J. R. R. Tolkien`` reads ``J``), if non-empty after stripping;
+    4. ``M(answer...`` never closed: the rest, trailing periods stripped;
+    5. ``M"answer...`` never closed: the rest, trailing quotes and periods stripped;
+    6. ``M`` then anything up to the first period or line end, an unpaired leading ``(`` or ``"``
+       dropped, if non-empty; then ``M`` then the rest of the response, cleaned the same way.
+
+    A response with no ``M`` has no answer: "" here, which scores 0 (``eval.py`` counts a missing
+    prediction as 0 F1). So "The correct answer is Paris. No, the correct answer is Lyon." reads
+    ``Paris`` (the lenient :func:`extract_answer` reads ``Lyon``), and "Answer: Paris" reads "".
+
+    Args:
+        response: The model's response after :func:`eval.task.strip_reasoning`.
+
+    Returns:
+        The extracted answer, "" when there is none.
+    """
+    text = response.replace("*", "").strip()
+    for pattern in (_OFFICIAL_PAREN, _OFFICIAL_QUOTED):
+        found = pattern.search(text)
+        if found:
+            return found.group(1).strip()
+    found = _OFFICIAL_BARE.search(text)
+    if found and found.group(1).strip():
+        return found.group(1).strip()
+    found = _OFFICIAL_OPEN_PAREN.search(text)
+    if found:
+        return found.group(1).strip().rstrip(".").strip()
+    found = _OFFICIAL_OPEN_QUOTE.search(text)
+    if found:
+        return found.group(1).strip().rstrip('"').rstrip(".").strip()
+    for pattern in (_OFFICIAL_TO_STOP, _OFFICIAL_TO_END):
+        found = pattern.search(text)
+        if found:
+            answer = _drop_unpaired_opening(found.group(1).strip())
+            if answer:
+                return answer
+    return ""
+
+
+def _drop_unpaired_opening(answer: str) -> str:
+    """Rule 6 of :func:`official_extract_answer`: a leading ``(`` or ``"`` dropped (patterns 1 and 2
+    found no closed pair when this runs)."""
+    if answer.startswith("("):
+        return answer.lstrip("(").strip()
+    if answer.startswith('"'):
+        return answer.lstrip('"').strip()
+    return answer
 
 
 def _answer_after(rest: str) -> str:
@@ -213,21 +302,27 @@ def is_random(ordering: str) -> bool:
 
 @dataclass(frozen=True)
 class HaystackCraftTask:
-    """Static NIAH: the Appendix B prompt as one user turn, answer read by :func:`extract_answer`, F1 scored.
+    """Static NIAH: the Appendix B prompt as one user turn, answer read by :func:`official_extract_answer`
+    (``--scoring official``, the default) or :func:`extract_answer` (``--scoring lenient``), F1 scored.
 
     Attributes:
         name: ``haystackcraft/static``.
-        options: Reasoning marker (static rows have no answer prefix).
+        options: Reasoning marker and scoring (static rows have no answer prefix).
     """
 
     name: str
     options: TaskOptions
-    metric: str = HAYSTACKCRAFT_METRIC
+    metric: str = field(init=False, default=HAYSTACKCRAFT_METRIC)
     metadata_columns: tuple[str, ...] = ("strategy", "retriever", "ppr", "ordering", "size", "hops", "qid", "source")
+    reader: Callable[[str], str] = field(init=False, default=official_extract_answer)
 
     def __post_init__(self) -> None:
         if self.name not in TASK_NAMES:
             raise SpecError(f"no HaystackCraft task {self.name!r}; tasks: {', '.join(TASK_NAMES)}")
+        reader, metric = self.options.by_scoring((official_extract_answer, HAYSTACKCRAFT_METRIC),
+                                                 (extract_answer, HAYSTACKCRAFT_LENIENT_METRIC))
+        object.__setattr__(self, "reader", reader)
+        object.__setattr__(self, "metric", metric)
 
     def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
         """The row's ``input`` (the full Appendix B prompt) as one user turn."""
@@ -252,8 +347,9 @@ class HaystackCraftTask:
         }
 
     def extract(self, response: str) -> str:
-        """:func:`extract_answer` on the response after any reasoning."""
-        return extract_answer(strip_reasoning(response, self.options.thinking_end))
+        """The scoring's reader (:func:`official_extract_answer` or :func:`extract_answer`) on the
+        response after any reasoning."""
+        return self.reader(strip_reasoning(response, self.options.thinking_end))
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """MuSiQue's F1 (:func:`eval.scoring.max_f1`): the best token F1 over the answer and aliases."""
