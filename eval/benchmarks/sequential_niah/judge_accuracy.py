@@ -167,8 +167,12 @@ def judge_accuracy_summary(scored: Sequence[ScoredSample]) -> dict[str, Any] | N
     }
 
 
-def _italic(text: object) -> str:
-    return MISSING if text == MISSING else f"*{text}*"
+def _italic(value: object) -> str:
+    """A paper cell in italics: a count with thousands separators, a percentage with the paper's two decimals."""
+    if value == MISSING:
+        return MISSING
+    text = f"{value:,}" if isinstance(value, int) else f"{value:.2f}" if isinstance(value, float) else str(value)
+    return f"*{text}*"
 
 
 def table4_lines(judged: Sequence[tuple[str, Mapping[str, Any]]], *, paper: bool = True) -> list[str]:
