@@ -7,7 +7,9 @@ plain text is the wikitext as a reader sees it, reduced with mwparserfromhell (s
 wikitext, templates' parameters included, as the rendered page shows them) resolved to kept
 documents through redirect chains; links to missing or filtered pages are dropped and counted.
 
-The dump is read with mwxml, one page at a time; only the kept plain text and the link targets of
+The dump is read with mwxml, one page at a time, ``<siteinfo>`` or not (an export without one is
+read as gensim's ``extract_pages`` reads it, with the standard namespaces:
+:mod:`builders.sources.mediawiki_dump`); only the kept plain text and the link targets of
 each article are held until the end, where targets are resolved (redirects can come after the
 pages that link through them). Wikitext is parsed in a process pool when ``workers > 1``, a
 bounded window of chunks in flight, results consumed in dump order, so the output does not depend
@@ -32,11 +34,25 @@ import mwparserfromhell
 import mwxml
 import numpy as np
 import pyarrow as pa
-from mwparserfromhell.nodes import ExternalLink, Heading, HTMLEntity, Tag, Template, Text, Wikilink
+from mwparserfromhell.nodes import (
+    ExternalLink,
+    Heading,
+    HTMLEntity,
+    Tag,
+    Template,
+    Text,
+    Wikilink,
+)
 from mwparserfromhell.wikicode import Wikicode
 from tqdm import tqdm
 
-from builders.sources.corpus_read import CorpusRead, corpus_table, links_from_arrays, normalize_title
+from builders.sources.corpus_read import (
+    CorpusRead,
+    corpus_table,
+    links_from_arrays,
+    normalize_title,
+)
+from builders.sources.mediawiki_dump import dump_language, open_dump
 from needlework.errors import InputError, SpecError
 from needlework.interrupts import blocked_signals, restore_default_signals
 
@@ -64,6 +80,9 @@ INTERWIKI = frozenset({
 _LANGUAGE_PREFIX = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]+)*")
 _REDIRECT = re.compile(r"\s*#REDIRECT\s*:?\s*\[\[([^\]|]*)", re.IGNORECASE)
 _QUOTES = re.compile(r"'{2,}")
+# "[[[Target]]]": a wikilink inside literal brackets (MediaWiki shows "[Target]", linked), which
+# mwparserfromhell's tokenizer reads as plain text, brackets and all.
+_LINK_IN_BRACKETS = re.compile(r"(?<!\[)\[(?=\[\[[^\[])")
 _MAGIC_WORD = re.compile(r"__[A-Z]+__")
 _EMPTY_PARENS = re.compile(r"\(\s*[,;:]?\s*\)")
 _SPACES = re.compile(r"[^\S\n]+")
@@ -79,7 +98,8 @@ def read_mediawiki_dump(path: Path, *, workers: int = 0, progress: bool = False)
     """Read a MediaWiki XML export into ``corpus`` and ``links``, so real Wikipedia can be a haystack.
 
     Args:
-        path: A ``pages-articles`` export, ``.xml`` or bz2-compressed ``.xml.bz2``; streamed.
+        path: A ``pages-articles`` export, ``.xml`` or bz2-compressed ``.xml.bz2``, UTF-8 or UTF-16
+            (as its XML declaration or byte-order mark says), with or without ``<siteinfo>``; streamed.
         workers: Processes parsing wikitext; 0 means ``os.cpu_count()``, 1 parses in this process.
         progress: Show a tqdm bar of pages read (on stderr).
 
@@ -110,7 +130,7 @@ def read_mediawiki_dump(path: Path, *, workers: int = 0, progress: bool = False)
         handle = stack.enter_context(_open(path))
         bar = stack.enter_context(tqdm(unit="page", desc=path.name, disable=not progress))
         try:
-            dump = mwxml.Dump.from_file(handle)
+            dump = open_dump(handle)
         except _READ_ERRORS as err:
             raise reader.error(err) from err
         namespaces = _namespace_prefixes(dump)
@@ -118,7 +138,7 @@ def read_mediawiki_dump(path: Path, *, workers: int = 0, progress: bool = False)
             reader.collect(chunk_result)
         if reader.failure is not None:
             raise reader.error(reader.failure) from reader.failure
-    return reader.finish(_dump_lang(dump))
+    return reader.finish(dump_language(dump))
 
 
 @dataclass
@@ -251,7 +271,8 @@ def wikitext_to_plain(wikitext: str, namespaces: dict[str, int] | None = None) -
     empty by removals. Kept: wikilinks as their anchor
     text (the target when there is none; the pipe trick drops a trailing disambiguator), external
     links as their text (bare URLs as written, bracketed ones without text dropped), visible text of
-    formatting tags, headings as plain lines, HTML entities unescaped. Runs of spaces collapse to
+    formatting tags, headings as plain lines, HTML entities unescaped, a wikilink in literal
+    brackets (``[[[Target]]]``) as MediaWiki shows it (``[Target]``). Runs of spaces collapse to
     one, lines are stripped, runs of blank lines collapse to one.
 
     Args:
@@ -267,7 +288,8 @@ def wikitext_to_plain(wikitext: str, namespaces: dict[str, int] | None = None) -
     namespaces = namespaces or DEFAULT_NAMESPACES
     # Bold/italic quote runs carry no text, and an unbalanced one makes the parser give up on the
     # rest of its paragraph (leaving <ref> and {{templates}} as text), so they go before parsing.
-    code = mwparserfromhell.parse(_QUOTES.sub("", wikitext))
+    # The outer bracket of "[[[Target]]]" becomes its entity so the parser sees "[" and a wikilink.
+    code = mwparserfromhell.parse(_LINK_IN_BRACKETS.sub("&#91;", _QUOTES.sub("", wikitext)))
     text = _MAGIC_WORD.sub("", _render(code, namespaces))
     text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", _SPACES.sub(" ", _EMPTY_PARENS.sub("", text)))
     text = _BLANK_RUNS.sub("\n\n", "\n".join(line.strip() for line in text.split("\n"))).strip()
@@ -417,11 +439,6 @@ def _namespace_prefixes(dump: Any) -> dict[str, int]:
             if name and namespace.id != 0:
                 prefixes[" ".join(name.replace("_", " ").split()).lower()] = namespace.id
     return prefixes
-
-
-def _dump_lang(dump: Any) -> str:
-    match = re.fullmatch(r"([a-z_]+?)wiki", getattr(dump.site_info, "dbname", None) or "")
-    return match.group(1).replace("_", "-") if match else "und"
 
 
 def _open(path: Path) -> IO[bytes]:
