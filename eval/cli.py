@@ -103,12 +103,19 @@ def _dataset_options(fn):
     return fn
 
 
+def _base_urls(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> str | tuple[str, ...] | None:
+    """One ``--base-url`` as itself, several as a tuple (a pool of endpoints), none as None."""
+    return (values[0] if len(values) == 1 else values) if values else None
+
+
 def _backend_options(model_help: str, base_url_help: str):
     """The options that reach a model (``run`` and ``judge``): backend, model, endpoint, key variable, concurrency."""
     options = [
         click.option("--backend", type=click.Choice(list(BACKENDS)), default="openai", show_default=True),
         click.option("--model", required=True, help=model_help),
-        click.option("--base-url", default=None, help=base_url_help),
+        click.option("--base-url", multiple=True, callback=_base_urls,
+                     help=base_url_help + " Repeat it to spread requests over several servers of the model "
+                                          "(--concurrency each), failing over when one dies."),
         click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
                      help="Environment variable holding the API key (never written anywhere)."),
         click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True),
@@ -158,12 +165,13 @@ def main() -> None:
 def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
                 lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], scales: tuple[str, ...],
                 retrievers: tuple[str, ...], tasks: tuple[str, ...], rag_k: int, live_retriever: str,
-                gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, scoring: str, backend: str, model: str, base_url: str | None,
+                gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, scoring: str, backend: str, model: str, base_url: str | tuple[str, ...] | None,
                 api_key_env: str, concurrency: int, timeout_s: float, max_retries: int, wait_for_server_s: float,
                 max_model_len: int | None, window_tokenizer: str | None, max_error_rate: float, output_dir: Path | None,
                 generations: int, progress: bool) -> None:
     """Run a model over release splits; re-running the same command resumes."""
-    from eval.runner import RunSpec, run
+    from eval.benchmarks.haystackcraft.dynamic_run import run_any
+    from eval.runner import RunSpec
     from eval.selection import RowSelection
 
     spec = RunSpec(
@@ -176,7 +184,7 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
         window_tokenizer=window_tokenizer, generations=generations,
     )
     try:
-        outcome = run(spec, progress=progress)
+        outcome = run_any(spec, progress=progress)  # HaystackCraft's dynamic config runs round by round
     except PreflightError as err:
         raise UserError(str(err)) from err
     except BackendError as err:
@@ -218,7 +226,7 @@ def report_command(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
                   "OpenAI-compatible endpoint of the judge.")
 @click.option("--gen-kwargs", default=None, help="Judge generation settings (default temperature=0).")
 @domain_errors
-def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url: str | None, api_key_env: str,
+def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url: str | tuple[str, ...] | None, api_key_env: str,
                   concurrency: int, gen_kwargs: str | None) -> None:
     from eval.backends import backend_for
     from eval.judge import judge_run, judged_benchmark
@@ -253,7 +261,7 @@ def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url
 @click.option("--progress/--no-progress", default=True)
 @domain_errors
 def judge_accuracy_command(dataset: str, revision: str | None, config: str, limit: int | None, backend: str, model: str,
-                           base_url: str | None, api_key_env: str, concurrency: int, gen_kwargs: str | None,
+                           base_url: str | tuple[str, ...] | None, api_key_env: str, concurrency: int, gen_kwargs: str | None,
                            timeout_s: float, max_retries: int, output_dir: Path | None, progress: bool) -> None:
     from eval.benchmarks.sequential_niah.judge_accuracy import judge_accuracy
     from eval.runner import RunSpec

@@ -66,7 +66,7 @@ class RunSpec:
     backend: BackendName = "openai"
     revision: str | None = None
     split: str = "test"
-    base_url: str | None = None
+    base_url: str | tuple[str, ...] | None = None
     concurrency: int = 16
     limit: int | None = None
     select: RowSelection = RowSelection()

@@ -7,6 +7,7 @@ through it. The backend modules (and aiohttp or vllm behind them) are imported o
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Literal, get_args
 
 from eval.backends.base import Backend
@@ -16,23 +17,34 @@ BackendName = Literal["openai", "vllm"]
 BACKENDS: tuple[str, ...] = get_args(BackendName)
 
 
-def backend_for(name: str, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+def backend_for(name: str, model: str, *, base_url: str | Sequence[str] | None = None, api_key_env: str = "OPENAI_API_KEY",
                 concurrency: int = 16, timeout_s: float = 600.0, max_retries: int = 6, seed: int = 0,
                 max_model_len: int | None = None, window_tokenizer: str | None = None) -> Backend:
     """An ``openai`` (any compatible server; key from ``api_key_env``) or ``vllm`` backend serving ``model``.
 
     Shared by runs and by judges over finished runs, so both reach a model the same way. ``max_model_len``
     is the model's window (vllm: sizes the engine; openai: the window rule's N, else asked of the server) and
-    ``window_tokenizer`` the model's tokenizer counting prompts for the openai window rule.
+    ``window_tokenizer`` the model's tokenizer counting prompts for the openai window rule. Several
+    ``base_url`` make one pool (:mod:`eval.backends.pool`), ``concurrency`` requests per endpoint.
     """
     if name == "openai":
         from eval.backends.openai_compat import OpenAIBackend, RetryPolicy
 
-        if not base_url:
+        urls = [base_url] if isinstance(base_url, str) else list(base_url or ())
+        if not urls:
             raise SpecError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)")
-        return OpenAIBackend(model, base_url, api_key=os.environ.get(api_key_env), concurrency=concurrency,
-                             timeout_s=timeout_s, retry=RetryPolicy(max_retries=max_retries), seed=seed,
-                             window=max_model_len, window_tokenizer=window_tokenizer)
+        if len(set(urls)) != len(urls):
+            raise SpecError(f"--base-url given twice with the same endpoint: {', '.join(urls)}")
+        members = [OpenAIBackend(model, url, api_key=os.environ.get(api_key_env), concurrency=concurrency,
+                                 timeout_s=timeout_s, retry=RetryPolicy(max_retries=max_retries), seed=seed + i,
+                                 window=max_model_len, window_tokenizer=window_tokenizer,
+                                 fail_fast_connection=len(urls) > 1)
+                   for i, url in enumerate(urls)]
+        if len(members) == 1:
+            return members[0]
+        from eval.backends.pool import PooledBackend
+
+        return PooledBackend(members)
     if name == "vllm":
         from eval.backends.vllm_backend import VllmBackend
 

@@ -146,11 +146,14 @@ class OpenAIBackend:
         seed: int = 0,
         window: int | None = None,
         window_tokenizer: str | None = None,
+        fail_fast_connection: bool = False,
     ) -> None:
         """A backend for ``model`` at ``base_url``.
 
         ``window`` (N, else asked of the server) and ``window_tokenizer`` (the model's tokenizer, else the
         server's tokenize route) set up the window rule (:mod:`eval.backends.window`) at :meth:`preflight`.
+        ``fail_fast_connection`` returns a failed connection at once instead of retrying it: in a pool of
+        endpoints (:mod:`eval.backends.pool`) another endpoint takes the request.
         """
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, not {concurrency}")
@@ -164,6 +167,7 @@ class OpenAIBackend:
         self._session: aiohttp.ClientSession | None = None
         self._window, self._window_tokenizer = window, window_tokenizer
         self._rule: WindowRule | None = None
+        self.fail_fast_connection = fail_fast_connection
 
     def describe(self) -> dict[str, Any]:
         """Endpoint and client limits; the API key is never included."""
@@ -293,7 +297,7 @@ class OpenAIBackend:
                 text, reasoning, finish, usage = await self._post(body)
                 return Outcome(request.key, text, reasoning, finish, usage, None, attempt + 1, time.monotonic() - started)
             except _Transient as transient:
-                if attempt == self.retry.max_retries:
+                if attempt == self.retry.max_retries or (self.fail_fast_connection and transient.error.kind == "connection"):
                     return _failed(request.key, transient.error, attempt + 1, started)
                 await asyncio.sleep(self.retry.delay_s(attempt, transient.retry_after_s, self._rng))
             except _Final as final:

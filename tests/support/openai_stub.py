@@ -179,6 +179,18 @@ class StubServer:
         """The ``/v1`` endpoint."""
         return f"http://127.0.0.1:{self.port}/v1"
 
+    def kill(self) -> None:
+        """Die as a crashed server does: stop listening (new connections are refused) and drop every
+        open connection, answered or not."""
+        async def die() -> None:
+            for site in list(self._runner.sites):
+                await site.stop()
+            for handler in list(self._runner.server.connections if self._runner.server else ()):
+                if handler.transport is not None:
+                    handler.transport.abort()
+
+        asyncio.run_coroutine_threadsafe(die(), self._loop).result(10)
+
     def stop(self) -> None:
         """Stop the loop and wait for the thread."""
         self._loop.call_soon_threadsafe(self._loop.stop)
