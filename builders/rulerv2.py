@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from importlib import metadata, resources
 from pathlib import Path
@@ -14,7 +15,7 @@ from builders.base import Builder, wrote_line
 from builders.card import CardFacts
 from builders.options import option
 from builders.release import ReleaseWriter, base_manifest
-from builders.sources.math_problems import MATH_BASES
+from builders.sources.math_problems import CODE_BASES, SOLVE_BASES
 from builders.sources.rulerv2 import (
     HUB,
     PAPER_DOCQA,
@@ -31,6 +32,7 @@ from generators.rulerv2.items import generate as generate_items
 from generators.rulerv2.items import prepare_materials
 from generators.rulerv2.niah_basic import KeyWords
 from generators.rulerv2.niah_basic import generate as generate_basic
+from generators.rulerv2.pools import ProblemPool
 from generators.rulerv2.spec import (
     BENCHMARK,
     DEFAULT_LENGTHS,
@@ -86,9 +88,15 @@ FEATURES = datasets.Features(
 MATH_FEATURES = datasets.Features({**FEATURES, "base": datasets.Value("string")})
 """The multi-key item configs' schema when they hide math problems (``mk_base`` gsm8k or math500): one
 more column, ``base``, naming the base task, by which eval scores the answer as a math answer."""
-MK_BASES = ("mmlu", *MATH_BASES)
+CODE_FEATURES = datasets.Features({**MATH_FEATURES, "test_setup_code": datasets.Value("string"),
+                                   "test_list": datasets.List(datasets.Value("string"))})
+"""The multi-key item configs' schema when they hide MBPP problems (``mk_base`` mbpp): ``base``, and what
+eval runs to score a solution: the hidden problem's ``test_setup_code`` (MBPP full; the sanitized
+``test_imports`` joined by line breaks) and its ``test_list`` asserts. Demonstration and distractor
+problems' tests are not carried."""
+MK_BASES = ("mmlu", *SOLVE_BASES)
 """The base tasks of multi-key NIAH easy..hard (RULERv2 Appendix D.2): ``mmlu`` (the ``mcq`` source),
-``gsm8k`` or ``math500``."""
+``gsm8k``, ``math500`` or ``mbpp``."""
 
 TEST, GOLDEN = "test", "golden"
 
@@ -151,10 +159,15 @@ class RulerV2Build:
         mk_base: The base task multi-key NIAH easy, medium and hard hide (Appendix D.2): ``mmlu``
             (the ``mcq`` source, unchanged), ``gsm8k`` or ``math500`` (math problems; medium and hard
             ask for the answer in ``\\boxed{}`` and rows carry the reference answer and a ``base``
-            column). Multi-value NIAH keeps the ``mcq`` source. Not with the ``paper`` preset.
-        mk_source: Where the math problems come from: ``""`` (the base task's Hub dataset,
-            ``openai/gsm8k`` config ``main`` or ``HuggingFaceH4/MATH-500``), ``hub:REPO``, or a local
-            JSONL/JSON/Parquet file in the original format.
+            column), or ``mbpp`` (programming problems; medium and hard ask for a Python code block
+            and rows also carry the problem's ``test_setup_code`` and ``test_list``, which eval runs
+            when allowed to execute code). Multi-value NIAH keeps the ``mcq`` source. Not with the
+            ``paper`` preset.
+        mk_source: Where the problems come from: ``""`` (the base task's Hub dataset,
+            ``openai/gsm8k`` config ``main``, ``HuggingFaceH4/MATH-500``, or
+            ``google-research-datasets/mbpp`` config ``full``), ``hub:REPO`` (``hub:REPO/CONFIG`` for
+            another config, e.g. MBPP's ``sanitized``), or a local JSONL/JSON/Parquet file in the
+            original format (MBPP: ``mbpp.jsonl`` or ``sanitized-mbpp.json``, split by ``task_id``).
     """
 
     tasks: tuple[str, ...] = option(TASKS, "Comma-separated tasks, e.g. mk_niah_medium,mdqa_hard (default: all 12).",
@@ -189,10 +202,11 @@ class RulerV2Build:
     docqa_distractors: str = option("", "paper preset: HotpotQA train paragraphs filling multi-doc QA contexts (a train "
                                         "JSON/JSONL file or hub:REPO; default from --docqa).", default_text="")
 
-    mk_base: str = option("mmlu", "Base task of multi-key NIAH easy..hard: mmlu (the --mcq source), gsm8k or math500 "
+    mk_base: str = option("mmlu", "Base task of multi-key NIAH easy..hard: mmlu (the --mcq source), gsm8k, math500 or mbpp "
                                   "(RULERv2 Appendix D.2).")
-    mk_source: str = option("", "Math problems for --mk-base gsm8k|math500: hub:REPO or a local JSONL/JSON/Parquet "
-                                "file in the original format (default: openai/gsm8k main, HuggingFaceH4/MATH-500).",
+    mk_source: str = option("", "Problems for --mk-base gsm8k|math500|mbpp: hub:REPO (hub:REPO/CONFIG for another config) or "
+                                "a local JSONL/JSON/Parquet file in the original format (default: openai/gsm8k main, "
+                                "HuggingFaceH4/MATH-500, google-research-datasets/mbpp full).",
                             default_text="")
 
     def __post_init__(self) -> None:
@@ -202,9 +216,9 @@ class RulerV2Build:
         if self.mk_base not in MK_BASES:
             raise SpecError(f"mk_base must be one of {', '.join(MK_BASES)}; got {self.mk_base!r}")
         if self.mk_source and self.mk_base == "mmlu":
-            raise SpecError("mk_source applies to a math base task (--mk-base gsm8k or math500); MMLU comes from --mcq")
+            raise SpecError("mk_source applies to a math base task (--mk-base gsm8k, math500 or mbpp); MMLU comes from --mcq")
         if self.preset == "paper" and self.mk_base != "mmlu":
-            raise SpecError("the paper preset hides MMLU questions only (NeMo-Skills ruler2 has no GSM8K/MATH500 setup); "
+            raise SpecError("the paper preset hides MMLU questions only (NeMo-Skills ruler2 has no GSM8K/MATH500/MBPP setup); "
                             "build --mk-base without --preset paper")
         if self.preset not in PRESETS:
             raise SpecError(f"preset must be one of {', '.join(repr(p) for p in PRESETS)}; got {self.preset!r}")
@@ -318,7 +332,7 @@ class RulerV2Build:
 
     def needs(self, domain: str) -> bool:
         """Whether any chosen task reads the multiple-choice (``mcq``), math (``math``: multi-key
-        items over ``mk_base`` gsm8k or math500) or document (``docqa``) source."""
+        items over ``mk_base`` gsm8k, math500 or mbpp) or document (``docqa``) source."""
         if domain == "docqa":
             return any(t.startswith("mdqa") for t in self.tasks)
         math = self.mk_base != "mmlu"
@@ -328,18 +342,20 @@ class RulerV2Build:
         return any(t.startswith(domains) and not t.endswith("_basic") for t in self.tasks)
 
     def hides_math(self, task: str) -> bool:
-        """Whether ``task`` hides math problems (a multi-key item task under a math ``mk_base``)."""
+        """Whether ``task`` hides a base task's problems (a multi-key item task under ``mk_base`` other than mmlu)."""
         return self.mk_base != "mmlu" and task.startswith("mk_niah") and not task.endswith("_basic")
 
 
 @dataclass(frozen=True)
 class BuildReport:
-    """What a build wrote: rows per config and split, and source questions dropped on reading."""
+    """What a build wrote: rows per config and split, source questions dropped on reading, and the
+    repeated questions dropped from each pool (pool name -> count)."""
 
     out: Path
     rows: dict[str, int] = field(default_factory=dict)
     dropped: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()
+    duplicates: dict[str, int] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """The rows written, what the user should know about them, and the source questions dropped
@@ -348,6 +364,9 @@ class BuildReport:
         if self.dropped:
             lines.append(f"dropped {len(self.dropped)} source questions whose gold documents are missing: "
                          f"{', '.join(self.dropped[:5])}" + (" ..." if len(self.dropped) > 5 else ""))
+        for name, count in self.duplicates.items():
+            if count:
+                lines.append(f"dropped {count} repeated questions from the {name} pool (same normalized text); see manifest.json")
         return lines
 
 
@@ -408,20 +427,23 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
     dropped = docqa.dropped if docqa else ()
     if dropped:
         manifest["dropped_questions"] = list(dropped)
+    resolved_pools = [r for r in (mcq, math, docqa) if r is not None]
+    manifest["duplicates_dropped"] = {r.pool.name: {"count": len(r.duplicates), "qids": list(r.duplicates)}
+                                      for r in resolved_pools}
     names = {r.pool.name for r in (mcq, math, docqa) if r is not None}
     rows: dict[str, int] = {}
     with ReleaseWriter(out, replace(FACTS, attribution=attribution(names)), manifest) as release:
         for task in spec.tasks:
             task_spec = spec.task_spec(task)
             base = spec.mk_base if spec.hides_math(task) else None
-            release.declare(task, MATH_FEATURES if base else FEATURES)
+            release.declare(task, (CODE_FEATURES if base in CODE_BASES else MATH_FEATURES) if base else FEATURES)
             if isinstance(task_spec, NiahBasicSpec):
                 generated = generate_basic(task_spec, seed=spec.seed, tokens=tokens, words=words)
             else:
                 generated = generate_items(task_spec, seed=spec.seed, tokens=tokens,
                                            materials=math_materials if base else materials)  # type: ignore[arg-type]
             if base:
-                generated = ({**row, "base": base} for row in generated)
+                generated = with_base_columns(generated, base, math.pool)  # type: ignore[union-attr,arg-type]
             o = task_spec.options
             total = (len(o.lengths) + o.golden) * o.samples
             try:
@@ -435,7 +457,18 @@ def build(spec: RulerV2Build, out: Path, *, tokens: TokenCounter | None = None, 
     if lengths_for_model is not None and lengths_for_model["model"] is None:
         notices = ((f"lengths were counted with {tokens.name}; the paper counts each evaluated model's own tokens: "
                     "build with --model MODEL for the model you evaluate"),)
-    return BuildReport(Path(out), rows, dropped, notices)
+    return BuildReport(Path(out), rows, dropped, notices, {r.pool.name: len(r.duplicates) for r in resolved_pools})
+
+
+def with_base_columns(rows: Iterator[dict], base: str, pool: ProblemPool) -> Iterator[dict]:
+    """Rows of a multi-key task over another base task, with the columns eval scores them by: ``base``,
+    and for a code base task (MBPP) the hidden problem's ``test_setup_code`` and ``test_list``."""
+    for row in rows:
+        if base in CODE_BASES:
+            problem = pool.problem(row["qid"])
+            yield {**row, "base": base, "test_setup_code": problem.test_setup, "test_list": list(problem.tests)}
+        else:
+            yield {**row, "base": base}
 
 
 DEMO_LENGTHS = (4096, 8192, 16384)

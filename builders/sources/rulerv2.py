@@ -45,6 +45,7 @@ ATTRIBUTION = {
     "musique": "MuSiQue paragraphs and questions (Trivedi et al., CC BY 4.0)",
     "gsm8k": "GSM8K math word problems (Cobbe et al., MIT license)",
     "math500": "MATH-500 problems (Hendrycks et al.'s MATH, MIT license; the subset of Lightman et al.)",
+    "mbpp": "MBPP programming problems and tests (Austin et al., CC BY 4.0)",
 }
 
 

@@ -34,7 +34,7 @@ from generators.budget import (
     units_that_fit,
 )
 from generators.rulerv2.niah_basic import draw_unique
-from generators.rulerv2.pools import DocQaPool, MathPool, McqPool
+from generators.rulerv2.pools import DocQaPool, McqPool, ProblemPool
 from generators.rulerv2.spec import BENCHMARK, ItemTaskSpec
 from generators.rulerv2.templates import (
     ACTUAL_TASK,
@@ -94,7 +94,8 @@ class Materials:
     """The base tasks of a build with their items priced: what the ten item tasks draw from.
 
     Attributes:
-        mcq: Multiple-choice questions for multi-key and multi-value NIAH.
+        mcq: Multiple-choice questions for multi-key and multi-value NIAH (or a base task's problems,
+            :class:`ProblemPool`, for multi-key NIAH over GSM8K, MATH500 or MBPP).
         questions: ``mcq.questions`` rendered (:meth:`Mcq.render`) and priced.
         shots: ``mcq.shots`` rendered and priced (few-shot demonstration items).
         docqa: Documents and questions for multi-doc QA.
@@ -107,7 +108,7 @@ class Materials:
     """
 
     digits: DigitCounts
-    mcq: McqPool | None = None
+    mcq: McqPool | ProblemPool | None = None
     questions: PricedItems | None = None
     shots: PricedItems | None = None
     docqa: DocQaPool | None = None
@@ -117,7 +118,7 @@ class Materials:
 
 
 def prepare_materials(
-    tokens: TokenCounter, mcq: McqPool | None = None, docqa: DocQaPool | None = None, preset: str = ""
+    tokens: TokenCounter, mcq: McqPool | ProblemPool | None = None, docqa: DocQaPool | None = None, preset: str = ""
 ) -> Materials:
     """Price the items of the given pools once, for every task and length of a build (for ``preset``)."""
     paper = preset == "paper"
@@ -233,9 +234,11 @@ class _Plan:
         self.paper = spec.paper
         if materials.preset != spec.options.preset:
             raise SpecError(f"{spec.name}: materials were priced for preset {materials.preset!r}, the spec asks {spec.options.preset!r}")
-        # Multi-key NIAH over a math pool (GSM8K, MATH500: Appendix D.2) asks for the problem's answer, not a letter.
-        self.math = spec.domain == "mk_niah" and isinstance(materials.mcq, MathPool)
-        self.template = item_templates(spec.options.preset, self.math)[spec.name]
+        # Multi-key NIAH over another base task (GSM8K, MATH500, MBPP: Appendix D.2) asks for the problem's
+        # answer or code, not a letter.
+        self.math = spec.domain == "mk_niah" and isinstance(materials.mcq, ProblemPool)
+        base = materials.mcq.base if self.math else None  # type: ignore[union-attr]
+        self.template = item_templates(spec.options.preset, base)[spec.name]
         # Under the paper preset, multiple-choice distractors (and demonstrations) come from the separate pool.
         self.separate = spec.domain != "mdqa" and self.paper and materials.distractors is not None
         self.shots_from_pool = False
@@ -259,7 +262,7 @@ class _Plan:
             self.source, self.priced = materials.mcq.name, materials.questions
             n_gold_pool = len(materials.mcq.questions)
             needed = spec.shots * spec.values_per_key
-            # A math pool without shot problems (MATH-500 has a test split only) takes its demonstrations
+            # A problem pool without shot problems (MATH-500 has a test split only) takes its demonstrations
             # from its own problems, never the sample's gold ones.
             self.shots_from_pool = self.math and needed > 0 and not materials.mcq.shots
             if self.shots_from_pool:
@@ -402,7 +405,7 @@ class _Plan:
         return [ranked[g * k : (g + 1) * k] for g in range(shots)]
 
     def _pool_shot_groups(self, rng: np.random.Generator, subject: str, gold_ids: list[int]) -> list[list[int]]:
-        """Demonstrations drawn from the question pool itself (a math pool without shot problems):
+        """Demonstrations drawn from the question pool itself (a problem pool without shot problems):
         ``shots`` groups of ``values_per_key`` problems other than the gold ones, same subject first."""
         pool = self.materials.mcq.questions
         ids = [i for i in rng.permutation(len(pool)).tolist() if i not in set(gold_ids)]

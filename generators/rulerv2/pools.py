@@ -9,6 +9,7 @@ questions). Builders read real sources into these tables; generators only read t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from needlework.errors import SpecError
 
@@ -69,16 +70,21 @@ class McqPool:
 
 
 @dataclass(frozen=True)
-class MathProblem:
-    """One math word problem with a reference answer (a GSM8K or MATH-500 record).
+class Problem:
+    """One problem of a base task solved in place of an MMLU question (RULERv2 Appendix D.2): a math
+    word problem with a reference answer (GSM8K, MATH-500), or a programming problem with its tests (MBPP).
 
     Attributes:
-        qid: Stable id within its source, e.g. ``gsm8k/test/0007`` or ``math500/test/algebra/1.json``.
-        question: The problem text, stripped.
+        qid: Stable id within its source, e.g. ``gsm8k/test/0007``, ``math500/test/algebra/1.json`` or ``mbpp/11``.
+        question: The problem as it is hidden, stripped (MBPP: its description and first test, see
+            :mod:`builders.sources.mbpp`).
         answer: The reference answer as the source states it (GSM8K: the number after ``####``,
-            commas removed; MATH-500: the ``answer`` field, LaTeX).
+            commas removed; MATH-500: the ``answer`` field, LaTeX; MBPP: the reference code, shown
+            only when the problem is a demonstration).
         subject: MATH's subject, or "" (few-shot demonstrations prefer the same one).
         solution: The worked solution, kept for reference; never shown in a prompt.
+        tests: The tests a solution must pass (MBPP ``test_list``: one ``assert`` each); empty for math.
+        test_setup: Code run before the tests (MBPP ``test_setup_code`` or the sanitized ``test_imports``).
     """
 
     qid: str
@@ -86,10 +92,12 @@ class MathProblem:
     answer: str
     subject: str = ""
     solution: str = ""
+    tests: tuple[str, ...] = ()
+    test_setup: str = ""
 
     def __post_init__(self) -> None:
         if not self.answer.strip():
-            raise SpecError(f"{self.qid}: a math problem needs a reference answer")
+            raise SpecError(f"{self.qid}: a problem needs a reference answer")
 
     def render(self) -> str:
         """The problem as it appears after ``Question {index}:``: its text alone."""
@@ -97,24 +105,25 @@ class MathProblem:
 
 
 @dataclass(frozen=True)
-class MathPool:
-    """The problems of a math base task that replaces MMLU in multi-key NIAH (RULERv2 Appendix D.2).
+class ProblemPool:
+    """The problems of a base task that replaces MMLU in multi-key NIAH (RULERv2 Appendix D.2).
 
     Shaped like :class:`McqPool` (the item tasks read ``questions``, ``shots`` and ``distractors`` the
     same way), with the base task's name in :attr:`base` so that prompts and rows say how to answer.
 
     Attributes:
-        name: Source name recorded in each row: ``gsm8k`` or ``math500``.
+        name: Source name recorded in each row: ``gsm8k``, ``math500`` or ``mbpp``.
         questions: Problems hidden as needles and distractors (the test split).
-        shots: Problems used as few-shot demonstrations (GSM8K's train split); empty means the
-            demonstrations are other problems of :attr:`questions` (MATH-500 has only a test split).
+        shots: Problems used as few-shot demonstrations (GSM8K's train split, MBPP's prompt split);
+            empty means the demonstrations are other problems of :attr:`questions` (MATH-500 has
+            only a test split).
         distractors: Always empty (the ``paper`` preset's separate distractors are MMLU's).
     """
 
     name: str
-    questions: tuple[MathProblem, ...]
-    shots: tuple[MathProblem, ...] = ()
-    distractors: tuple[MathProblem, ...] = ()
+    questions: tuple[Problem, ...]
+    shots: tuple[Problem, ...] = ()
+    distractors: tuple[Problem, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.questions:
@@ -122,8 +131,19 @@ class MathPool:
 
     @property
     def base(self) -> str:
-        """The base task: the pool's name (``gsm8k`` or ``math500``)."""
+        """The base task: the pool's name (``gsm8k``, ``math500`` or ``mbpp``)."""
         return self.name
+
+    @cached_property
+    def _by_qid(self) -> dict[str, Problem]:
+        return {q.qid: q for q in self.questions}
+
+    def problem(self, qid: str) -> Problem:
+        """The hidden problem whose id is ``qid`` (a row's ``qid``)."""
+        try:
+            return self._by_qid[qid]
+        except KeyError:
+            raise SpecError(f"{self.name}: no problem {qid!r}") from None
 
 
 @dataclass(frozen=True)

@@ -224,11 +224,48 @@ MATH_ITEM_TASKS: dict[str, ItemTemplate] = {
 levels ask for the problem's answer in a box; the other tasks are :data:`ITEM_TASKS`."""
 
 
-def item_templates(preset: str, math: bool = False) -> dict[str, ItemTemplate]:
+# --- Code base task (RULERv2 Appendix D.2: MBPP instead of MMLU) ----------------------------------
+# The paper shows no template for it either. The solve prompts keep Table 2's wording, with the
+# instruction and answer format of NeMo-Skills' MBPP prompt (nemo_skills/dataset/mbpp/__init__.py:
+# ``++prompt_config=generic/codegen``; nemo_skills/prompt/config/generic/codegen.yaml: "... with python
+# programming language. ..." and "The solution should be in the following format:\n```python\n# Your
+# code here\n```"), whose evaluator reads the last ```python block (evaluator/code.py ``preprocess_code``).
+# The hidden problem is evalplus's MBPP+ prompt, the description and first test in a docstring (see
+# builders.sources.mbpp), so the function's name and signature are known.
+
+_CODE_SOLVE_INTRO = "Below are some questions. I will ask you to solve one of them. Please solve the question you find."
+CODE_FORMAT = "The solution should be in the following format:\n```python\n# Your code here\n```"
+"""NeMo-Skills ``generic/codegen.yaml``'s answer format, word for word."""
+_CODE_MK_MEDIUM = "Please copy the Question {index} from the context and then solve it with python programming language."
+_CODE_MK_HARD = "Please solve the Question {index} from the context with python programming language."
+_CODE_SOLUTION = "\nSolution:\n```python\n{answer}\n```"
+CODE_ITEM_TASKS: dict[str, ItemTemplate] = {
+    **ITEM_TASKS,
+    "mk_niah_medium": ItemTemplate(
+        _CODE_SOLVE_INTRO, QUESTION_ITEM, _CODE_MK_MEDIUM + "\n\n" + CODE_FORMAT,
+        example=_CODE_MK_MEDIUM + "\n{copies}" + _CODE_SOLUTION,
+    ),
+    "mk_niah_hard": ItemTemplate(
+        _CODE_SOLVE_INTRO, QUESTION_ITEM, _CODE_MK_HARD + "\n\n" + CODE_FORMAT, example=_CODE_MK_HARD + _CODE_SOLUTION,
+    ),
+}
+"""The item tasks' templates when multi-key NIAH hides MBPP problems: the solve levels ask for a Python
+code block (a demonstration shows the reference code in one); the other tasks are :data:`ITEM_TASKS`."""
+
+BASE_ITEM_TASKS: dict[str, dict[str, ItemTemplate]] = {
+    "gsm8k": MATH_ITEM_TASKS, "math500": MATH_ITEM_TASKS, "mbpp": CODE_ITEM_TASKS,
+}
+"""The templates of each base task that can replace MMLU in multi-key NIAH (``--mk-base``)."""
+
+
+def item_templates(preset: str, base: str | None = None) -> dict[str, ItemTemplate]:
     """The item-task templates of a preset: Tables 2-4 (``""``) or the official prompts (``paper``);
-    with ``math``, the math base tasks' solve prompts (:data:`MATH_ITEM_TASKS`, no preset)."""
-    if math:
+    with a ``base`` task other than MMLU, its solve prompts (:data:`BASE_ITEM_TASKS`, no preset)."""
+    if base is not None:
         if preset == "paper":
-            raise SpecError("the paper preset has no math base tasks (its scripts hide MMLU questions only)")
-        return MATH_ITEM_TASKS
+            raise SpecError("the paper preset has no other base tasks (its scripts hide MMLU questions only)")
+        if base not in BASE_ITEM_TASKS:
+            raise SpecError(f"no templates for base task {base!r}; base tasks: {', '.join(BASE_ITEM_TASKS)}")
+        return BASE_ITEM_TASKS[base]
     return PAPER_ITEM_TASKS if preset == "paper" else ITEM_TASKS
+
