@@ -88,8 +88,6 @@ ABLATION_VARIABLE_INSTRUCTION = (
 )
 ABLATION_FINAL_INSTRUCTION = "Format your response as follows: \"The correct answer is (insert answer here)\"."
 
-_ANSWER = re.compile(r"The correct answer is\s*:?\s+\S", re.IGNORECASE)
-
 KIND_INTERMEDIATE, KIND_VARIABLE, KIND_FINAL = "intermediate", "variable", "final"
 ROUND_KINDS = (KIND_INTERMEDIATE, KIND_VARIABLE, KIND_FINAL)
 
@@ -231,16 +229,6 @@ def parse_response(response: str, refined_marker: str = REFINED_MARKER) -> tuple
         query = response[refined_at + len(refined_marker):].strip()
         return query, query
     return response, response
-
-
-def answer_found(response: str) -> bool:
-    """Whether a variable round's response holds an answer, so the item stops early.
-
-    The official ``utils/llm.py`` ``extract_answer`` returns an answer (not None) exactly when, asterisks removed,
-    "The correct answer is" (any case, optional colon) is followed by white space and something; that is the test
-    ``infer_variable.py`` stops on.
-    """
-    return _ANSWER.search(response.replace("*", "").strip()) is not None
 
 
 @dataclass(frozen=True)

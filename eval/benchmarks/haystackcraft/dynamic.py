@@ -31,6 +31,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from eval.backends.base import WINDOW_ERROR_KINDS, Backend, Outcome, Request
+from eval.benchmarks.haystackcraft.tasks import extract_answer, official_extract_answer
 from eval.failures import (
     MIN_SAMPLES_FOR_ERROR_BUDGET,
     ErrorBudgetExceeded,
@@ -50,7 +51,6 @@ from generators.haystackcraft.dynamic import (
     REFINED_QUERY_MARKER,
     Mode,
     ablation_prompt,
-    answer_found,
     official_prompt,
     parse_mode,
     parse_response,
@@ -68,8 +68,9 @@ DEFAULT_MAX_TOKENS = 512
 """The official code's ``max_new_tokens`` for non-reasoning open models (``infer_multi.py`` ``main``); override
 with ``--gen-kwargs max_tokens=N`` (reasoning models: the official code sets none, GPT-5 16,382)."""
 DYNAMIC_METRIC = (
-    "HaystackCraft dynamic NIAH (paper §3.3, §4.2): token F1 of the final round's answer, read after the last "
-    "\"correct answer is\", against the answer and each alias (MuSiQue's F1); an item whose final round failed scores 0"
+    "HaystackCraft dynamic NIAH (paper §3.3, §4.2): token F1 of the final round's answer, read as the authors' "
+    "utils/llm.py reads it (--scoring lenient: needlework's reader), against the answer and each alias (MuSiQue's F1); "
+    "an item whose final round failed scores 0"
 )
 
 
@@ -104,10 +105,10 @@ class DynamicTask:
         return {column: row[column] for column in self.metadata_columns}
 
     def extract(self, response: str) -> str:
-        """The answer read as static NIAH reads it (:func:`eval.benchmarks.haystackcraft.tasks.extract_answer`)."""
-        from eval.benchmarks.haystackcraft.tasks import extract_answer
-
-        return extract_answer(strip_reasoning(response, self.options.thinking_end))
+        """The answer read as static NIAH reads it: the authors' reader under ``--scoring official`` (the default),
+        needlework's lenient one under ``--scoring lenient``."""
+        reader = self.options.by_scoring(official_extract_answer, extract_answer)
+        return reader(strip_reasoning(response, self.options.thinking_end))
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """MuSiQue's F1: the best token F1 over the answer and aliases."""
@@ -286,7 +287,9 @@ def outcome_fields(outcome: Outcome) -> dict[str, Any]:
 def interpret(state: ItemState, kind: str, outcome: Outcome, thinking_end: str | None) -> dict[str, Any]:
     """What a round's response means: final or not, early stop, and the analysis and next query it gives.
 
-    A variable round whose response holds "The correct answer is ..." stops the item early (``infer_variable.py``);
+    A variable round whose response holds an answer as the authors' ``utils/llm.py`` ``extract_answer`` reads it
+    (:func:`eval.benchmarks.haystackcraft.tasks.official_extract_answer`) stops the item early (``infer_variable.py``
+    stops when that reader returns one);
     a final round ends it; any other round's response is parsed (:func:`parse_response`; the ablation reads
     ``Refined Query:``) after the official ``.strip()``.
     """
@@ -295,7 +298,7 @@ def interpret(state: ItemState, kind: str, outcome: Outcome, thinking_end: str |
     response = strip_reasoning(outcome.text, thinking_end)
     if kind == KIND_FINAL:
         return {"final": True, "early_stop": False, "summary": None, "next_query": None}
-    if kind == KIND_VARIABLE and answer_found(response):
+    if kind == KIND_VARIABLE and official_extract_answer(response):
         return {"final": True, "early_stop": True, "summary": None, "next_query": None}
     summary, next_query = parse_response(response, REFINED_QUERY_MARKER if state.mode.ablation else REFINED_MARKER)
     return {"final": False, "early_stop": False, "summary": summary, "next_query": next_query}
