@@ -322,3 +322,53 @@ def test_cli_run_routes_the_dynamic_config_and_eval_imports_without_retrieval(tm
     assert len(rounds) == len(run_file["expected"]) and all(r["usage"]["prompt_tokens"] == 7 for r in rounds.values())
     results = json.loads((tmp_path / "cli" / "results.json").read_text())
     assert results["complete"] and results["scores"]["overall"]["n"] == len(run_file["expected"])
+
+
+def test_ablation_shows_the_query_and_original_question_pairs_history_and_asks_the_original_at_the_end(
+        tmp_path, release, world, facts) -> None:
+    """Appendix D (paper wording; no official code): rounds show "Query Used for Retrieval: q(t)" and "Original
+    Question to Answer: q", the model answers "Refined Query:", the history pairs each round's query with its
+    analysis, and the final round asks the original question."""
+    def answer(prompt: str) -> str:
+        if FINAL_MARK in prompt:
+            return "The correct answer is X."
+        original = prompt.split("Original Question to Answer: ", 1)[1].split("\n\n", 1)[0]
+        return f"Summary: about {facts[original]['bridge']}\n\nRefined Query: {facts[original]['bridge']}"
+    backend = ScriptedBackend(answer)
+    outcome = run_dynamic(spec_for(release, tmp_path / "run", tasks=("ablation-2",), sizes=(2_000,)), backend,
+                          progress=False, world=world)
+    rounds = round_records(outcome.run_dir)
+    firsts = [p for p in backend.prompts if FINAL_MARK not in p]
+    finals = [p for p in backend.prompts if FINAL_MARK in p]
+    assert len(firsts) == len(finals) == len(item_records(outcome.run_dir))
+    for prompt in firsts:
+        original = prompt.split("Original Question to Answer: ", 1)[1].split("\n\n", 1)[0]
+        assert prompt.startswith("Read your previous analyses and the following latest retrieved articles. Refine and "
+                                 "summarize your findings for answering the question.\n\n\n\nLatest Retrieved Articles:")
+        assert f"Query Used for Retrieval: {original}\n\n" in prompt and "Refined Query: (Generate the query" in prompt
+    for prompt in finals:
+        asked = prompt.split(FINAL_MARK, 1)[1].split("\n\n", 1)[0]
+        fact = facts[asked]  # the ORIGINAL question, not the refined query
+        assert f"Query Used for Retrieval: {fact['bridge']}\n\n" in prompt
+        assert f"Previous Analyses:\n{asked}\nabout {fact['bridge']}\n" in prompt
+    assert all(r["next_query"] == facts[r["query"]]["bridge"] for (_, n), r in rounds.items() if n == 1)
+
+
+def test_a_kill_between_the_final_round_and_its_item_record_is_completed_without_asking_again(
+        tmp_path, release, world, facts) -> None:
+    """The item record follows its final round record; if the run dies between the two, the resume writes it from
+    the recorded round and sends nothing."""
+    backend = ScriptedBackend(bridge_model(facts))
+    done = run_dynamic(spec_for(release, tmp_path / "run", tasks=("enforced-2",), sizes=(0,)), backend, progress=False,
+                       world=world)
+    samples = done.run_dir / "samples.jsonl"
+    lines = samples.read_text().splitlines()
+    kept = [line for line in lines if json.loads(line).get("kind") == ROUND_RECORD]
+    samples.write_text("\n".join(kept) + "\n")
+    idle = ScriptedBackend(bridge_model(facts))
+    again = run_dynamic(spec_for(release, tmp_path / "run", tasks=("enforced-2",), sizes=(0,)), idle, progress=False,
+                        world=world)
+    assert idle.prompts == [] and again.results["scores"]["overall"] == done.results["scores"]["overall"]
+    strip = ("latency_s",)
+    assert [{k: v for k, v in r.items() if k not in strip} for r in item_records(again.run_dir).values()] == \
+        [{k: v for k, v in r.items() if k not in strip} for r in item_records(done.run_dir).values()]
