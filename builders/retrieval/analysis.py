@@ -138,7 +138,7 @@ def describe(name: str) -> dict[str, object]:
     if name == PLAIN:
         return {"lower": True, "stopwords": BM25S_STOPWORDS, "stemmer": None}
     if name == LUCENE:
-        return {"analyzer": "lucene-english", "tokenizer": "uax29 (regex WORD)", "possessive": True, "lower": "java",
+        return {"analysis": "lucene-english", "tokenizer": "uax29 (regex WORD)", "possessive": True, "lower": "java",
                 "stopwords": "lucene-english-33", "stemmer": "porter (nltk MARTIN_EXTENSIONS = Lucene PorterStemmer)",
                 "max_token_length": MAX_TOKEN_LENGTH}
     raise SpecError(f"unknown BM25 analyzer {name!r}; known: {', '.join(ANALYZERS)}")
