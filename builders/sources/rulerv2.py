@@ -4,7 +4,8 @@ Multiple-choice sources feed multi-key and multi-value NIAH: ``world`` (the embe
 questions generated from the synthetic world's facts), an MMLU folder of the original CSVs, any
 MCQ table file with the same columns, or ``hub:cais/mmlu``. Multi-doc QA sources: ``world`` (world
 articles and questions), a HotpotQA distractor-setting JSON/JSONL file, or
-``hub:hotpotqa/hotpot_qa``. Each resolution also returns the fingerprints recorded in the manifest.
+``hub:hotpotqa/hotpot_qa``. Each resolution also returns the fingerprints recorded in the manifest,
+and the qids of repeated questions it dropped (:mod:`builders.sources.pool_dedupe`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from builders.sources.mmlu import (
     read_mmlu_folder,
     read_mmlu_hub,
 )
+from builders.sources.pool_dedupe import unique_docqa_pool, unique_mcq_pool
 from builders.sources.squad_musique import (
     SQUAD_HUB,
     read_musique_file,
@@ -51,11 +53,24 @@ ATTRIBUTION = {
 
 @dataclass(frozen=True)
 class Resolved:
-    """A pool with what the manifest records about where it came from."""
+    """A pool with what the manifest records about where it came from, and the qids of the repeated
+    questions dropped from it (``duplicates``)."""
 
     pool: McqPool | DocQaPool
     fingerprints: dict[str, str]
     dropped: tuple[str, ...] = ()
+    duplicates: tuple[str, ...] = ()
+
+
+def without_duplicates(resolved: Resolved) -> Resolved:
+    """``resolved`` with its pool's repeated questions dropped and their qids added to ``duplicates``."""
+    if isinstance(resolved.pool, McqPool):
+        pool, dropped = unique_mcq_pool(resolved.pool)
+    elif isinstance(resolved.pool, DocQaPool):
+        pool, dropped = unique_docqa_pool(resolved.pool)
+    else:
+        return resolved
+    return replace(resolved, pool=pool, duplicates=resolved.duplicates + dropped)
 
 
 @lru_cache(maxsize=4)
@@ -69,6 +84,11 @@ def _world_fingerprint(seed: int) -> dict[str, str]:
 
 
 def resolve_mcq(source: str, seed: int) -> Resolved:
+    """The multiple-choice pool of ``source`` without repeated questions (:func:`without_duplicates`)."""
+    return without_duplicates(_resolve_mcq(source, seed))
+
+
+def _resolve_mcq(source: str, seed: int) -> Resolved:
     """The multiple-choice pool of ``source``: ``world``, ``hub:REPO``, an MMLU folder or an MCQ table file."""
     if source == WORLD:
         return Resolved(_world(seed)[0], _world_fingerprint(seed))
@@ -105,6 +125,11 @@ def _resolve_docqa_kind(kind: str, rest: str) -> Resolved:
 
 
 def resolve_docqa(source: str, seed: int) -> Resolved:
+    """The multi-doc QA pool of ``source`` without repeated questions (:func:`without_duplicates`)."""
+    return without_duplicates(_resolve_docqa(source, seed))
+
+
+def _resolve_docqa(source: str, seed: int) -> Resolved:
     """The multi-doc QA pool of ``source``: ``world``, ``hub:REPO`` or a HotpotQA JSON/JSONL file, or a
     SQuAD or MuSiQue source named by its kind (:data:`DOCQA_KINDS`)."""
     kind, _, rest = source.partition(":")
@@ -155,7 +180,7 @@ def with_mcq_distractors(resolved: Resolved, source: str) -> Resolved:
         questions = read_mcq_distractors(path)
         prints = {str(path): folder_sha256(path) if path.is_dir() else file_sha256(path)}
     pool = replace(resolved.pool, distractors=questions)
-    return Resolved(pool, {**resolved.fingerprints, **prints}, resolved.dropped)
+    return without_duplicates(Resolved(pool, {**resolved.fingerprints, **prints}, resolved.dropped, resolved.duplicates))
 
 
 def with_docqa_filler(resolved: Resolved, source: str) -> Resolved:
@@ -178,7 +203,7 @@ def with_docqa_filler(resolved: Resolved, source: str) -> Resolved:
     filler = [own[d.title] for d in train.documents if d.title in own]
     filler += range(len(pool.documents), len(pool.documents) + len(extra))
     pool = replace(pool, documents=pool.documents + tuple(extra), filler=tuple(sorted(filler)))
-    return Resolved(pool, {**resolved.fingerprints, **prints}, resolved.dropped)
+    return Resolved(pool, {**resolved.fingerprints, **prints}, resolved.dropped, resolved.duplicates)
 
 
 def attribution(names: set[str]) -> str:
