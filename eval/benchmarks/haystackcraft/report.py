@@ -258,8 +258,8 @@ def _signed(value: float | None) -> str:
 def difference_tables(runs: Sequence[Run], plot: str | None) -> list[str]:
     """Figure 4 as tables: descending minus the random mean, F1 x 100, per strategy and size."""
     lines = ["### Descending minus random (Figure 4)", "",
-             "F1 of the retriever-ranked descending ordering minus the mean F1 over the random orderings; "
-             "positive: the model gains from retriever-ranked input.", ""]
+             ("F1 of the retriever-ranked descending ordering minus the mean F1 over the random orderings; "
+              "positive: the model gains from retriever-ranked input."), ""]
     for run in runs:
         block = summary(run)
         sizes = [int(n) for n in block.get("sizes") or []]
@@ -290,8 +290,8 @@ def ablation_tables(runs: Sequence[Run]) -> list[str]:
                      for model, values in ORDERING_ABLATION.items()]
         if not lines:
             lines = [f"### Haystack ordering ablation at {size_label(ablation['size'])} tokens (Appendix J)", "",
-                     "F1 x 100 per ordering; Random is the mean over the random orderings; Middle puts the "
-                     "needles at the centre of the context.", ""]
+                     ("F1 x 100 per ordering; Random is the mean over the random orderings; Middle puts the "
+                      "needles at the centre of the context."), ""]
         lines += [f"**{run.label}**", ""]
         lines += markdown_table(["strategy", "Descending", "Ascending", "Random", "Middle"], rows)
     return lines
