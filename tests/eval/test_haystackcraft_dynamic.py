@@ -372,3 +372,35 @@ def test_a_kill_between_the_final_round_and_its_item_record_is_completed_without
     strip = ("latency_s",)
     assert [{k: v for k, v in r.items() if k not in strip} for r in item_records(again.run_dir).values()] == \
         [{k: v for k, v in r.items() if k not in strip} for r in item_records(done.run_dir).values()]
+
+
+def test_results_block_and_report_lay_out_tables_18_to_23_and_the_rounds_plot(tmp_path, release, world, facts) -> None:
+    """Appendix O: F1 by size x {1, 2, 3, variable} per strategy (Tables 18/19), % early stop (20/21), single-hop
+    (22), the ablation beside the official workflow (23), and F1 against rounds per size (Figure 9 style)."""
+    from eval.report import write_report
+
+    def answer(prompt: str) -> str:  # answers at once in variable rounds, refines to the bridge otherwise
+        if "decide if you are confident" in prompt:
+            return "The correct answer is Nowhere."
+        if "Original Question to Answer: " in prompt and FINAL_MARK not in prompt:
+            return "Summary: s\n\nRefined Query: q"
+        return bridge_model(facts)(prompt) if "Latest Retrieved" not in prompt else "The correct answer is Nowhere."
+    tasks = ("enforced-1", "enforced-2", "enforced-3", "variable", "ablation-2")
+    outcome = run_dynamic(spec_for(release, tmp_path / "run", tasks=tasks, sizes=(0, 2_000)), ScriptedBackend(answer),
+                          progress=False, world=world)
+    block = outcome.results["scores"]["haystackcraft"]["dynamic"]
+    cells = block["cells"]["bm25+ppr"]
+    assert block["sizes"] == [0, 2_000] and set(block["modes"]) == set(tasks)
+    for size in ("0", "2000"):
+        assert cells["enforced-2"][size]["f1"] == 1.0 and cells["enforced-2"][size]["rounds_used"] == 2.0
+        assert cells["variable"][size]["early_stop"] == 1.0 and cells["variable"][size]["f1"] == 0.0
+        assert cells["ablation-2"][size]["f1"] == 0.0
+    n_single = sum(f["hops"] == 1 for f in facts.values())
+    assert block["single_hop"]["bm25+ppr"]["enforced-1"]["0"]["n"] == n_single
+    files = write_report([outcome.run_dir], tmp_path / "report")
+    text = files.markdown.read_text()
+    for title in ("Tables 18/19", "Tables 20/21", "Table 22", "Table 23"):
+        assert title in text
+    row = next(line for line in text.splitlines() if line.startswith("| ") and "100.00" in line)
+    assert row.count("100.00") >= 6  # sizes 0 and 2K x rounds 1, 2, 3
+    assert any(p.name == "haystackcraft_dynamic_f1_against_rounds.png" and p.stat().st_size > 0 for p in files.plots)

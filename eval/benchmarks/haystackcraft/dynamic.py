@@ -69,9 +69,11 @@ DEFAULT_MAX_TOKENS = 512
 with ``--gen-kwargs max_tokens=N`` (reasoning models: the official code sets none, GPT-5 16,382)."""
 DYNAMIC_METRIC = (
     "HaystackCraft dynamic NIAH (paper §3.3, §4.2): token F1 of the final round's answer, read as the authors' "
-    "utils/llm.py reads it (--scoring lenient: needlework's reader), against the answer and each alias (MuSiQue's F1); "
-    "an item whose final round failed scores 0"
+    "utils/llm.py reads it (first 'The correct answer is' match; none = 0), against the answer and each alias "
+    "(MuSiQue's F1); an item whose final round failed scores 0"
 )
+DYNAMIC_LENIENT_METRIC = DYNAMIC_METRIC.replace("read as the authors' utils/llm.py reads it (first 'The correct answer "
+                                                "is' match; none = 0)", "read by needlework's lenient reader")
 
 
 def is_dynamic_config(config: str) -> bool:
@@ -86,9 +88,12 @@ class DynamicTask:
 
     name: str
     options: TaskOptions
-    metric: str = DYNAMIC_METRIC
+    metric: str = field(init=False, default=DYNAMIC_METRIC)
     metadata_columns: tuple[str, ...] = ("strategy", "retriever", "ppr", "size", "mode", "rounds", "variable",
                                          "ablation", "hops", "qid", "source")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metric", self.options.by_scoring(DYNAMIC_METRIC, DYNAMIC_LENIENT_METRIC))
 
     def render(self, row: Mapping[str, Any]) -> tuple[dict[str, str], ...]:
         """Not available: a dynamic item's prompts depend on the model's earlier rounds."""
