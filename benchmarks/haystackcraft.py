@@ -11,11 +11,17 @@
     measured in a child process so nothing else counts.
 (e) Dense embedding throughput of the offline model on this CPU, and the time 7M Wikipedia
     articles would take on one GPU at the model's published speed.
+(f) Dynamic NIAH: time per round per question spent outside the model (BM25+PPR ranking of the whole corpus with
+    the refined question, assembly, rendering, prompt count) at 128,000 tokens on the ``--ppr-docs`` world
+    (target: under 0.25 s), through ``python -m eval``'s round driver with an instant model.
+(g) Dynamic NIAH batching: requests in flight at once over unfinished questions while a slow OpenAI-compatible
+    server answers (lock-step rounds: target 1.0, every question of a round in flight together).
 
 Usage::
 
     python benchmarks/haystackcraft.py                       # everything, 200,000-document world
     python benchmarks/haystackcraft.py --ppr-docs 20000 --skip-build
+    python benchmarks/haystackcraft.py --only-dynamic          # (f) and (g) alone
 """
 
 from __future__ import annotations
@@ -152,6 +158,125 @@ def dense(docs: int) -> None:
           projected_gpu_hours_for_wikipedia=round(WIKIPEDIA_ARTICLES / MINILM_PUBLISHED_PER_S / 3600, 2))
 
 
+class _InstantModel:
+    """An in-process backend answering at once: round 1 refines to the question's first capitalised words."""
+
+    name = "instant"
+
+    def describe(self) -> dict[str, object]:
+        return {"backend": "instant"}
+
+    async def preflight(self, wait_s: float = 0.0) -> None:
+        return None
+
+    async def stream(self, requests):  # type: ignore[no-untyped-def]
+        from eval.backends.base import Outcome
+
+        for request in requests:
+            prompt = request.messages[-1]["content"]
+            if "What is the correct answer to this question:" in prompt:
+                yield Outcome(request.key, "The correct answer is 1900.")
+            else:
+                question = prompt.rsplit("\n\nQuestion: ", 1)[1].split("\n\n", 1)[0]
+                words = [w for w in question.rstrip("?").split() if w[:1].isupper()][1:]
+                yield Outcome(request.key, f"Summary: about {' '.join(words)}.\n\nRefined Question: {' '.join(words)}")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _dynamic_release(docs: int, questions: int, out: Path, tokens) -> float:  # type: ignore[no-untyped-def]
+    begin = time.perf_counter()
+    spec = HaystackCraftBuild(world_docs=docs, world_questions=questions, strategies=("bm25", "bm25+ppr"),
+                              sizes=(128_000,), materialize=(), orderings=("descending",), dynamic=True,
+                              dynamic_questions=questions, cache=str(out) + "-cache")
+    build(spec, out, tokens=tokens, progress=False)
+    return time.perf_counter() - begin
+
+
+def dynamic(docs: int, questions: int, tokenizer: str, delay_s: float) -> None:
+    """(f) and (g): the round driver's time outside the model at 128K, and its batching against a slow server."""
+    import asyncio
+    import threading
+
+    from aiohttp import web
+
+    from eval.benchmarks.haystackcraft.dynamic_run import run_dynamic
+    from eval.benchmarks.haystackcraft.dynamic_world import DynamicWorld
+    from eval.release import open_release
+    from eval.runner import RunSpec
+    from eval.selection import RowSelection
+
+    tokens = load_tokenizer(tokenizer)
+    with tempfile.TemporaryDirectory() as tmp:
+        release = Path(tmp) / "release"
+        build_s = _dynamic_release(docs, questions, release, tokens)
+        begin = time.perf_counter()
+        world = DynamicWorld(open_release(str(release)), tokens)
+        world.strategy("bm25+ppr")
+        open_s = time.perf_counter() - begin
+        spec = RunSpec(dataset=str(release), configs=("dynamic",), model="instant", base_url="http://127.0.0.1:9/v1",
+                       output_dir=Path(tmp) / "run-f", select=RowSelection(sizes=(128_000,), tasks=("enforced-2",)))
+        from eval.benchmarks.haystackcraft import dynamic as driver
+
+        recorded: dict[str, object] = {}
+        original = driver.drive_rounds
+
+        async def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
+            stats = await original(*args, **kwargs)
+            recorded["stats"] = stats
+            return stats
+        driver.drive_rounds = timed  # type: ignore[assignment]
+        try:
+            run_dynamic(spec, _InstantModel(), progress=False, world=world)
+        finally:
+            driver.drive_rounds = original  # type: ignore[assignment]
+        stats = recorded["stats"]
+        per_round = stats.prepare_s / stats.requests  # type: ignore[attr-defined]
+        _emit(case="f-dynamic-round-outside-model-128k", docs=docs, questions=questions, build_s=round(build_s, 1),
+              open_world_s=round(open_s, 2), requests=stats.requests,  # type: ignore[attr-defined]
+              seconds_per_round_per_question=round(per_round, 4),
+              rank_s_total=round(world.seconds["rank"], 2), assemble_s_total=round(world.seconds["assemble"], 2),
+              target_s=0.25)
+
+        state = {"now": 0, "peak": 0, "total": 0}
+
+        async def chat(request: web.Request) -> web.Response:
+            await request.json()
+            state["now"] += 1
+            state["total"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+            await asyncio.sleep(delay_s)
+            state["now"] -= 1
+            return web.json_response({"choices": [{"message": {"role": "assistant", "content": "Summary: s\n\n"
+                                                               "Refined Question: Who?"}, "finish_reason": "stop"}],
+                                      "usage": {"prompt_tokens": 1, "completion_tokens": 1}})
+        app = web.Application(client_max_size=64 * 2**20)
+        app.router.add_post("/v1/chat/completions", chat)
+        loop = asyncio.new_event_loop()
+        runner = web.AppRunner(app, access_log=None)
+        loop.run_until_complete(runner.setup())
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        loop.run_until_complete(site.start())
+        port = runner.addresses[0][1]
+        thread = threading.Thread(target=loop.run_forever, daemon=True)
+        thread.start()
+        try:
+            spec = RunSpec(dataset=str(release), configs=("dynamic",), model="slow", base_url=f"http://127.0.0.1:{port}/v1",
+                           concurrency=4 * questions, output_dir=Path(tmp) / "run-g",
+                           select=RowSelection(sizes=(128_000,), tasks=("enforced-3",)))
+            begin = time.perf_counter()
+            run_dynamic(spec, progress=False, world=world)
+            wall = time.perf_counter() - begin
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(10)
+        _emit(case="g-dynamic-batching", questions=questions, rounds=3, server_delay_s=delay_s,
+              requests=state["total"], peak_in_flight=state["peak"],
+              batching_ratio=round(state["peak"] / questions, 3), wall_s=round(wall, 2),
+              serial_wall_s_would_be=round(state["total"] * delay_s, 1))
+
+
 @click.command()
 @click.option("--count-docs", type=int, default=20_000, show_default=True)
 @click.option("--assembly-docs", type=int, default=5_000, show_default=True)
@@ -163,9 +288,15 @@ def dense(docs: int) -> None:
 @click.option("--tokenizer", default="qwen2.5", show_default=True)
 @click.option("--skip-build", is_flag=True, help="Skip (d), the whole build.")
 @click.option("--skip-dense", is_flag=True, help="Skip (e).")
+@click.option("--dynamic-questions", type=int, default=20, show_default=True, help="Questions of (f) and (g).")
+@click.option("--server-delay", type=float, default=0.5, show_default=True, help="(g): seconds per answer.")
+@click.option("--only-dynamic", is_flag=True, help="Run (f) and (g) alone.")
 def main(count_docs, assembly_docs, assembly_questions, ppr_docs, ppr_queries, build_questions, dense_docs, tokenizer,
-         skip_build, skip_dense) -> None:
+         skip_build, skip_dense, dynamic_questions, server_delay, only_dynamic) -> None:
     """Print one JSON line per measurement."""
+    if only_dynamic:
+        dynamic(ppr_docs, dynamic_questions, tokenizer, server_delay)
+        return
     counting(count_docs, tokenizer)
     assembly(assembly_docs, assembly_questions, tokenizer)
     ppr(ppr_docs, ppr_queries)
@@ -173,6 +304,7 @@ def main(count_docs, assembly_docs, assembly_questions, ppr_docs, ppr_queries, b
         whole_build(ppr_docs, build_questions)
     if not skip_dense:
         dense(dense_docs)
+    dynamic(ppr_docs, dynamic_questions, tokenizer, server_delay)
 
 
 if __name__ == "__main__":

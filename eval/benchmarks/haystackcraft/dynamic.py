@@ -12,7 +12,9 @@ Throughput: rounds run in lock-step. Every unfinished item's next round goes to 
 server works on all questions at once; an item never waits longer than one round on another.
 
 Crash safety: every finished round is one record in the samples log (key: item and round number, so a resumed run
-finds it without re-rendering): doc ids, needle ranks, prompt tokens, response, summary, next query. When an item's
+finds it without re-rendering): doc ids, needle ranks, the haystack's tokens (build tokenizer, from the stored
+counts), the prompt's tokens as the server counted them (``usage.prompt_tokens``; counting a 128K-token prompt again
+here would cost more than the rest of the round's preparation), response, summary, next query. When an item's
 final round is recorded, an item record (the sample that is scored, key in ``run.json``'s expected list) follows.
 A killed run resumes each item at its first unrecorded round, from the recorded queries and analyses: nothing
 finished is asked again, and retrieval being deterministic, the results are those of an unbroken run.
@@ -377,7 +379,7 @@ async def drive_rounds(states: Sequence[ItemState], world: Any, backend: Backend
                     "round": number, "round_kind": kind, "query": state.query, "doc_ids": haystack.doc_ids,
                     "needle_ids": [int(n) for n in ranking.needle_ids], "needle_ranks": [int(r) for r in ranking.needle_ranks],
                     "needle_positions": haystack.needle_positions, "haystack_tokens": haystack.predicted_tokens,
-                    "truncated_tokens": haystack.truncated_tokens, "prompt_tokens": world.tokens.count(prompt),
+                    "truncated_tokens": haystack.truncated_tokens,
                     "prompt_sha256": hashlib.sha256(prompt.encode("utf-8")).hexdigest()}
             stubs[key] = (state, stub)
             stats.prepare_s += time.perf_counter() - began
@@ -397,7 +399,7 @@ async def drive_rounds(states: Sequence[ItemState], world: Any, backend: Backend
                     in_flight -= 1
                     state, stub = stubs.pop(outcome.key)
                     kind = stub["round_kind"]
-                    record = {**stub, **outcome_fields(outcome),
+                    record = {**stub, **outcome_fields(outcome), "prompt_tokens": outcome.usage.prompt_tokens,
                               **interpret(state, kind, outcome, task.options.thinking_end)}
                     writer.append(record)
                     stats.requests += 1
