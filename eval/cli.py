@@ -11,6 +11,7 @@ import click
 
 from eval.backends import BACKENDS
 from eval.backends.base import BackendError, PreflightError
+from eval.code_execution import DEFAULT_TIMEOUT_S
 from eval.failures import MIN_SAMPLES_FOR_ERROR_BUDGET
 from eval.store import JUDGE, RESULTS, RunDirectory
 from eval.task import TaskOptions
@@ -108,6 +109,15 @@ def _base_urls(_ctx: click.Context, _param: click.Parameter, values: tuple[str, 
     return (values[0] if len(values) == 1 else values) if values else None
 
 
+def _code_execution_options(fn):
+    """``--allow-code-execution`` and ``--code-timeout`` (``run`` and ``score``): scoring that runs the model's code."""
+    fn = click.option("--code-timeout", "code_timeout_s", type=click.FloatRange(min=0.1), default=None, metavar="SECONDS",
+                      help="Seconds one solution and its tests may run (default 5; score: the run's).")(fn)
+    return click.option("--allow-code-execution", is_flag=True, default=False,
+                        help="Let tasks that score by running the model's code (RULERv2 --mk-base mbpp) run it, in a "
+                             "separate Python process with a timeout and resource limits (not a security sandbox).")(fn)
+
+
 def _backend_options(model_help: str, base_url_help: str):
     """The options that reach a model (``run`` and ``judge``): backend, model, endpoint, key variable, concurrency."""
     options = [
@@ -161,6 +171,7 @@ def main() -> None:
               help="Ask every row K times (seeds seed..seed+K-1; set a temperature above 0 with --gen-kwargs): results "
                    "add the mean, maximum and majority over 1..K responses (RULERv2 D.3).")
 @click.option("--progress/--no-progress", default=True)
+@_code_execution_options
 @domain_errors
 def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
                 lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], scales: tuple[str, ...],
@@ -168,7 +179,7 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
                 gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, scoring: str, backend: str, model: str, base_url: str | tuple[str, ...] | None,
                 api_key_env: str, concurrency: int, timeout_s: float, max_retries: int, wait_for_server_s: float,
                 max_model_len: int | None, window_tokenizer: str | None, max_error_rate: float, output_dir: Path | None,
-                generations: int, progress: bool) -> None:
+                generations: int, progress: bool, allow_code_execution: bool, code_timeout_s: float | None) -> None:
     """Run a model over release splits; re-running the same command resumes."""
     from eval.benchmarks.haystackcraft.dynamic_run import run_any
     from eval.runner import RunSpec
@@ -179,7 +190,8 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
         split=split, base_url=base_url, concurrency=concurrency, limit=limit,
         select=RowSelection(lengths, sizes, buckets, scales, retrievers, tasks), generation=parse_gen_kwargs(gen_kwargs),
         seed=seed, output_dir=output_dir, max_error_rate=max_error_rate, timeout_s=timeout_s,
-        max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k, live_retriever),  # type: ignore[arg-type]
+        max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k, live_retriever,  # type: ignore[arg-type]
+                                                          allow_code_execution, code_timeout_s or DEFAULT_TIMEOUT_S),
         api_key_env=api_key_env, max_model_len=max_model_len, wait_for_server_s=wait_for_server_s,
         window_tokenizer=window_tokenizer, generations=generations,
     )
@@ -195,12 +207,13 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
 
 @main.command("score", help=f"Re-score runs from their saved samples alone and rewrite {RESULTS}.")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
+@_code_execution_options
 @domain_errors
-def score_command(run_dirs: tuple[Path, ...]) -> None:
+def score_command(run_dirs: tuple[Path, ...], allow_code_execution: bool, code_timeout_s: float | None) -> None:
     from eval.runner import score_run
 
     for run_dir in run_dirs:
-        _echo_summary(run_dir, score_run(run_dir))
+        _echo_summary(run_dir, score_run(run_dir, allow_code_execution=allow_code_execution, code_timeout_s=code_timeout_s))
 
 
 @main.command("report")

@@ -14,7 +14,7 @@ import json
 import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from eval.backends.base import (
     Request,
 )
 from eval.benchmarks import get_task, rows_of, task_name_for_row
+from eval.code_execution import refuse_code_execution
 from eval.failures import (
     MIN_SAMPLES_FOR_ERROR_BUDGET,
     ErrorBudgetExceeded,
@@ -269,6 +270,8 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     run_dir = spec.output_dir or default_run_dir(release, spec.model, spec.split)
     directory = RunDirectory(run_dir)
     expected = plan_samples(spec, release)
+    refuse_code_execution((get_task(t, spec.task_options) for t in {e["task"] for e in expected}),
+                          spec.task_options.allow_code_execution)  # before any request is sent
     records = directory.latest_samples()
     done = {key for key, record in records.items() if is_done(record)}
     pending = {(e["config"], e["row_id"], e.get("generation")): e["key"] for e in expected if e["key"] not in done}
@@ -292,7 +295,7 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
         stop = RunFailed(f"every one of the {len(expected)} samples failed, so the run has no score: "
                          f"{describe_failures(failures)}; fix the cause and re-run the same command to resume")
     results = score_run(run_dir, wall_s=time.monotonic() - started, stopped=str(stop) if stop else None,
-                        saved=(saved, records))
+                        saved=(saved, records), allow_code_execution=spec.task_options.allow_code_execution)
     if stop is not None:
         raise stop
     return RunOutcome(run_dir, results, new, len(expected) - len(pending))
@@ -364,18 +367,25 @@ def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info:
 
 
 def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = None,
-              saved: tuple[dict[str, Any], dict[str, dict[str, Any]]] | None = None) -> dict[str, Any]:
+              saved: tuple[dict[str, Any], dict[str, dict[str, Any]]] | None = None,
+              allow_code_execution: bool = False, code_timeout_s: float | None = None) -> dict[str, Any]:
     """Re-score a run from its run file and samples alone and rewrite its results.
 
     ``saved`` hands over the run file's content and the latest records when the caller already
-    holds them (the end of :func:`run`), instead of reading them back.
+    holds them (the end of :func:`run`), instead of reading them back. A run whose tasks score by
+    running the model's code (RULERv2 over MBPP) is re-scored only with ``allow_code_execution``
+    (this invocation's consent, never the run file's), each solution given ``code_timeout_s``
+    seconds (default: the run's).
     """
     directory = RunDirectory(run_dir)
     if saved is None:
         saved = (directory.read_run(), directory.latest_samples())
     saved_run, records = saved
     run_info, expected = saved_run["run"], saved_run["expected"]
-    options = TaskOptions.from_record(run_info["task_options"])
+    options = replace(TaskOptions.from_record(run_info["task_options"]), allow_code_execution=allow_code_execution)
+    if code_timeout_s is not None:
+        options = replace(options, code_timeout_s=code_timeout_s)
+    refuse_code_execution((get_task(t, options) for t in {e["task"] for e in expected}), allow_code_execution)
     scored = score_samples(expected, records, options)
     width = width_scores(expected, scored)
     metrics = sorted({get_task(t, options).metric for t in {e["task"] for e in expected}})

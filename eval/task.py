@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
 from eval.backends.base import Message
+from eval.code_execution import DEFAULT_TIMEOUT_S
 
 AnswerPrefixPlacement = Literal["user", "assistant", "omit"]
 Scoring = Literal["official", "lenient"]
@@ -40,6 +41,10 @@ class TaskOptions:
         live_retriever: EverMemBench-S RAG rows ranked at run time instead of read from the release's
             ``rankings``: ``bm25``, ``dense`` (the packaged MiniLM) or ``dense:<sentence-transformers
             model>`` (the ``dense`` extra); empty reads the release.
+        allow_code_execution: Whether tasks that score by running the model's code (RULERv2 over
+            MBPP) may run it (``--allow-code-execution``). Consent is given per invocation: a run file
+            records it, but :meth:`from_record` does not take it back, so re-scoring asks again.
+        code_timeout_s: Seconds one solution and its tests may run (:mod:`eval.code_execution`).
     """
 
     thinking_end: str | None = "</think>"
@@ -47,6 +52,8 @@ class TaskOptions:
     scoring: Scoring = "official"
     rag_k: int = 10
     live_retriever: str = ""
+    allow_code_execution: bool = False
+    code_timeout_s: float = DEFAULT_TIMEOUT_S
 
     def __post_init__(self) -> None:
         if self.answer_prefix not in ("user", "assistant", "omit"):
@@ -59,6 +66,8 @@ class TaskOptions:
             raise ValueError(f"rag_k must be at least 1, not {self.rag_k}")
         if self.live_retriever and self.live_retriever.partition(":")[0] not in ("bm25", "dense"):
             raise ValueError(f"live_retriever must be bm25, dense or dense:<model>, not {self.live_retriever!r}")
+        if not self.code_timeout_s > 0:
+            raise ValueError(f"code_timeout_s must be positive seconds, not {self.code_timeout_s}")
 
     def by_scoring(self, official: T, lenient: T) -> T:
         """``official`` or ``lenient``, whichever this run's :attr:`scoring` asks for (a task's rules and metric)."""
@@ -66,8 +75,9 @@ class TaskOptions:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> TaskOptions:
-        """The options a run file recorded. Runs recorded before ``scoring`` existed were scored leniently."""
-        return cls(**{"scoring": "lenient", **record})
+        """The options a run file recorded. Runs recorded before ``scoring`` existed were scored leniently;
+        permission to execute code is never taken from a record (:attr:`allow_code_execution`)."""
+        return cls(**{"scoring": "lenient", **{k: v for k, v in record.items() if k != "allow_code_execution"}})
 
 
 class Task(Protocol):

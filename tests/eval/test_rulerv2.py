@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from eval.benchmarks import TASKS, get_task, task_name_for_row
-from eval.benchmarks.rulerv2.tasks import MATH_TASK_NAMES
+from eval.benchmarks.rulerv2.tasks import CODE_TASK_NAMES, MATH_TASK_NAMES
 from eval.release import open_release
 from eval.report import write_report
 from eval.runner import default_run_dir, run, score_run
@@ -255,11 +255,12 @@ def jiwer_words(text: str) -> str:
 
 
 def test_every_registered_task_has_a_case():
-    """The 12 tasks, plus their math-base variants (tested in tests/eval/test_rulerv2_math.py)."""
+    """The 12 tasks, plus their math-base and MBPP variants (tested in tests/eval/test_rulerv2_math.py and
+    tests/eval/test_rulerv2_mbpp.py)."""
     ruler = {name for name in TASKS if name.startswith("rulerv2/") and name.count("/") == 1}
     assert ruler == {f"rulerv2/{c}" for c in CONFIGS}
     assert len(ruler) == 12
-    assert {name for name in TASKS if name.startswith("rulerv2/")} - ruler == set(MATH_TASK_NAMES)
+    assert {name for name in TASKS if name.startswith("rulerv2/")} - ruler == {*MATH_TASK_NAMES, *CODE_TASK_NAMES}
 
 
 @pytest.mark.parametrize("options", [OFFICIAL, LENIENT], ids=["official", "lenient"])

@@ -105,7 +105,7 @@ def test_rows_with_a_math_base_get_the_math_tasks():
     with pytest.raises(SpecError, match="no math rule"):
         task_name_for_row("rulerv2", row("hard", "x", "gsm8k", task="mv_niah"))
     with pytest.raises(SpecError, match="no math rule"):
-        task_name_for_row("rulerv2", row("hard", "x", "mbpp"))
+        task_name_for_row("rulerv2", row("hard", "x", "humaneval"))
 
 
 @pytest.mark.parametrize("options", [OFFICIAL, LENIENT], ids=["official", "lenient"])

@@ -36,6 +36,15 @@ scored as NeMo-Skills scores math (``nemo_skills/evaluation/evaluator/math.py``)
 ``math_grader.math_equal`` (:func:`eval.scoring.official_math_equal`, math-verify), 1 or 0, under
 both scorings; multi-key easy (a copy) keeps its rule.
 
+The code base task (Appendix D.2: MBPP): rows built with ``--mk-base mbpp`` also carry the hidden
+problem's ``test_setup_code`` and ``test_list``, which are the references of multi-key medium and
+hard (``rulerv2/mk_niah_{medium,hard}/mbpp``): the code is the last ```python block as NeMo-Skills
+reads it (``nemo_skills/evaluation/evaluator/code.py`` ``preprocess_code``, :func:`code_block`), run with
+the setup code and every assert in a separate Python process (:mod:`eval.code_execution`), 1 if all
+pass, else 0, under both scorings. Running the model's code is opt-in (``TaskOptions.allow_code_execution``,
+``--allow-code-execution``); each sample's outcome (passed, no code, syntax error, assertion,
+error, timeout) is kept as its secondary scores.
+
 In the lenient reading copied questions are compared with whitespace runs collapsed to one space
 on both sides (the references keep the question's line breaks between its choices, and a model
 may turn them into spaces); this is done here, in the task, so the release keeps the text as the
@@ -52,6 +61,13 @@ from typing import Any
 
 from eval.backends.base import Message
 from eval.benchmark import task_from_columns
+from eval.code_execution import (
+    OUTCOMES,
+    Execution,
+    program_of_tests,
+    refuse_code_execution,
+    run_solution,
+)
 from eval.scoring import (
     Aggregate,
     official_choice_letter,
@@ -246,10 +262,37 @@ LENIENT_RULES: dict[str, TaskRule] = {
 """The rules under ``scoring="lenient"``: needlework's readings (the module docstring's table)."""
 
 
+_FENCE, _PYTHON_FENCE = "```", "```python"
+
+
+def code_block(response: str) -> str:
+    """The code NeMo-Skills reads from a response (``evaluator/code.py`` ``preprocess_code``, language python).
+
+    Carriage returns dropped; a ``<think>`` never closed leaves no code; the content of the last
+    block opened by ```python (by a bare fence when there is none) up to the next fence, and no code
+    when that block is never closed (a cut-off generation); without any fence the whole text.
+    Stripped. Reasoning before the run's thinking marker is removed before this (:meth:`RulerTask.extract`).
+    """
+    text = response.replace("\r", "")
+    if "<think>" in text:
+        return ""
+    start, fence = text.rfind(_PYTHON_FENCE), _PYTHON_FENCE
+    if start == -1:
+        start, fence = text.rfind(_FENCE), _FENCE
+    if start != -1:
+        text = text[start + len(fence):]
+        end = text.find(_FENCE)
+        text = text[:end] if end != -1 else ""
+    return text.strip()
+
+
 MATH_BASES: tuple[str, ...] = ("gsm8k", "math500")
 """The math base tasks a release's ``base`` column may name (``builders.sources.math_problems.MATH_BASES``)."""
+CODE_BASES: tuple[str, ...] = ("mbpp",)
+"""The code base tasks (``builders.sources.math_problems.CODE_BASES``): scored by running the row's tests."""
+SOLVE_BASES: tuple[str, ...] = (*MATH_BASES, *CODE_BASES)
 MATH_TASKS: tuple[str, ...] = ("mk_niah_easy", "mk_niah_medium", "mk_niah_hard")
-"""The tasks whose rows hide math problems under a math ``base`` (multi-key NIAH easy..hard)."""
+"""The tasks whose rows hide another base task's problems under a ``base`` (multi-key NIAH easy..hard)."""
 _MATH = TaskRule(math_answer, math_equal)
 MATH_RULES: dict[str, TaskRule] = {"mk_niah_easy": RULES["mk_niah_easy"], "mk_niah_medium": _MATH, "mk_niah_hard": _MATH}
 """The rules of the math tasks (official scoring): the copy as before, the solve levels by ``math_equal``."""
@@ -257,31 +300,38 @@ LENIENT_MATH_RULES: dict[str, TaskRule] = {**MATH_RULES, "mk_niah_easy": LENIENT
 """Under lenient scoring: the lenient copy rule; a math answer has no more lenient reading than ``math_equal``."""
 MATH_TASK_NAMES: tuple[str, ...] = tuple(f"{BENCHMARK}/{task}/{base}" for base in MATH_BASES for task in MATH_TASKS)
 """``rulerv2/mk_niah_medium/gsm8k`` ...: the task names of rows with a math ``base``."""
+CODE_TASK_NAMES: tuple[str, ...] = tuple(f"{BENCHMARK}/{task}/{base}" for base in CODE_BASES for task in MATH_TASKS)
+"""``rulerv2/mk_niah_medium/mbpp`` ...: the task names of rows with a code ``base``."""
 RULER_MATH_METRIC = (
     "RULERv2 multi-key NIAH over a math base task (Appendix D.2), NeMo-Skills math scoring: the last \\boxed{} "
     "compared with the reference answer by math_grader.math_equal (math-verify), 1 or 0"
 )
+RULER_CODE_METRIC = (
+    "RULERv2 multi-key NIAH over MBPP (Appendix D.2): the last ```python block (NeMo-Skills preprocess_code) run "
+    "with the problem's test setup and every test_list assert in a separate Python process, 1 if all pass, else 0"
+)
 
 
 def split_math_task(task: str) -> tuple[str, str | None]:
-    """``("mk_niah_medium", "gsm8k")`` for ``rulerv2/mk_niah_medium/gsm8k``, ``(name, None)`` without a base."""
+    """``("mk_niah_medium", "gsm8k")`` for ``rulerv2/mk_niah_medium/gsm8k`` (any base of :data:`SOLVE_BASES`),
+    ``(name, None)`` without a base."""
     name = task.removeprefix(f"{BENCHMARK}/")
     head, _, base = name.rpartition("/")
-    if head in MATH_TASKS and base in MATH_BASES:
+    if head in MATH_TASKS and base in SOLVE_BASES:
         return head, base
     return name, None
 
 
 def task_for_row(row: Mapping[str, Any]) -> str:
-    """``rulerv2/{task}_{level}``, with ``/{base}`` for a multi-key row whose ``base`` column names a math
-    base task (``gsm8k``, ``math500``), so that re-scoring from the saved records knows the rule."""
+    """``rulerv2/{task}_{level}``, with ``/{base}`` for a multi-key row whose ``base`` column names another
+    base task (``gsm8k``, ``math500``, ``mbpp``), so that re-scoring from the saved records knows the rule."""
     name = task_from_columns(BENCHMARK, row)
     base = row.get("base")
     task = name.removeprefix(f"{BENCHMARK}/")
     if base and base != "mmlu":
-        if base not in MATH_BASES or task not in MATH_TASKS:
+        if base not in SOLVE_BASES or task not in MATH_TASKS:
             raise SpecError(f"rulerv2 row {row.get('id')!r}: no math rule for task {task!r} with base {base!r}; "
-                            f"math bases {', '.join(MATH_BASES)} apply to {', '.join(MATH_TASKS)}")
+                            f"base tasks {', '.join(SOLVE_BASES)} apply to {', '.join(MATH_TASKS)}")
         return f"{name}/{base}"
     return name
 
@@ -317,17 +367,24 @@ class RulerTask:
     rule: TaskRule = field(init=False)
     domain: str = field(init=False)
     level: str = field(init=False)
+    executes_code: bool = field(init=False, default=False)
+    _executed: dict[tuple[str, tuple[str, ...]], Execution] = field(init=False, default_factory=dict, repr=False,
+                                                                    compare=False)
 
     def __post_init__(self) -> None:
         parts = domain_and_level(self.name)
         if parts is None:
             raise SpecError(f"no RULERv2 task {self.name!r}; tasks: {', '.join(RULES)}")
         task, base = split_math_task(self.name)
+        copy_metric = self.options.by_scoring(RULER_METRIC, RULER_LENIENT_METRIC)
         if base is None:
             rules, metric = self.options.by_scoring((RULES, RULER_METRIC), (LENIENT_RULES, RULER_LENIENT_METRIC))
+        elif base in CODE_BASES and task != "mk_niah_easy":
+            rules, metric = {task: TaskRule(code_block, self._tests_pass)}, RULER_CODE_METRIC
+            object.__setattr__(self, "executes_code", True)
         else:
             rules = self.options.by_scoring(MATH_RULES, LENIENT_MATH_RULES)
-            metric = RULER_MATH_METRIC if task != "mk_niah_easy" else self.options.by_scoring(RULER_METRIC, RULER_LENIENT_METRIC)
+            metric = RULER_MATH_METRIC if task != "mk_niah_easy" else copy_metric
         object.__setattr__(self, "rule", rules[task])
         object.__setattr__(self, "metric", metric)
         object.__setattr__(self, "domain", parts[0])
@@ -350,7 +407,10 @@ class RulerTask:
         return ({"role": "user", "content": question}, {"role": "assistant", "content": prefix.strip()})
 
     def references(self, row: Mapping[str, Any]) -> list[str]:
-        """The row's answers, as released (what each level's answers hold is in the module docstring)."""
+        """The row's answers, as released (what each level's answers hold is in the module docstring); for a
+        task that runs code, the problem's test program instead (setup code, then the ``test_list`` asserts)."""
+        if self.executes_code:
+            return [program_of_tests(row.get("test_setup_code") or "", row["test_list"])]
         return list(row["answers"])
 
     def metadata(self, row: Mapping[str, Any]) -> dict[str, Any]:
@@ -377,3 +437,30 @@ class RulerTask:
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """The task's scorer (:attr:`TaskRule.score`) on the extracted prediction."""
         return self.rule.score(references, prediction)
+
+    def execution(self, prediction: str, references: Sequence[str]) -> Execution:
+        """The code ``prediction`` run against the test program (``references[0]``), once per pair
+        (scoring and :meth:`secondary_scores` share the run).
+
+        Raises:
+            SpecError: Running code was not allowed (``TaskOptions.allow_code_execution``).
+        """
+        key = (prediction, tuple(references))
+        if key not in self._executed:
+            refuse_code_execution([self], self.options.allow_code_execution)
+            self._executed.clear()
+            self._executed[key] = run_solution(prediction, references[0], timeout_s=self.options.code_timeout_s)
+        return self._executed[key]
+
+    def _tests_pass(self, references: Sequence[str], prediction: str) -> float:
+        """1.0 when every test passes (MBPP's protocol), else 0."""
+        return 1.0 if self.execution(prediction, references).passed else 0.0
+
+    def secondary_scores(self, prediction: str, references: Sequence[str]) -> dict[str, float]:
+        """For a task that runs code, why the sample scored what it did: 1.0 for its outcome among
+        :data:`eval.code_execution.OUTCOMES` (passed, no_code, syntax_error, assertion, error, timeout),
+        0.0 for the others (their means are the outcome rates); nothing for the other tasks."""
+        if not self.executes_code:
+            return {}
+        outcome = self.execution(prediction, references).outcome
+        return {name: float(name == outcome) for name in OUTCOMES}

