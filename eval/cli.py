@@ -98,7 +98,8 @@ def _dataset_options(fn):
                      show_default=True, help="Answer prefix at the end of the user turn, as a prefill, or dropped."),
         click.option("--scoring", type=click.Choice(["official", "lenient"]), default="official", show_default=True,
                      help="Read and score answers as the benchmark's official code does (RULERv2: NeMo-Skills; NeedleBench: "
-                          "OpenCompass v2), or needlework's lenient reading (not comparable with the papers)."),
+                          "OpenCompass v2; HaystackCraft: Graph-COM utils/llm.py), or needlework's lenient reading (not "
+                          "comparable with the papers)."),
     ]):
         fn = option(fn)
     return fn
