@@ -235,3 +235,10 @@ def test_an_mbpp_release_scores_through_eval(release, tmp_path):
     samples = score_samples(saved["expected"], directory.latest_samples(), FAST)
     outcomes = sorted(next(name for name, flag in s.extra.items() if flag == 1.0) for s in samples)
     assert outcomes == ["passed"] * 2 + ["timeout"] * 2
+
+
+def test_counting_prompts_runs_no_code_and_needs_no_permission(release):
+    """``python -m eval count`` only renders prompts, so an MBPP release counts without the flag."""
+    result = CliRunner().invoke(main, ["count", "--dataset", str(release), "--config", "mk_niah_medium,mk_niah_hard"])
+    assert result.exit_code == 0, result.output
+    assert "mk_niah_hard" in result.output and "total" in result.output
