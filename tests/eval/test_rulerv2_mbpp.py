@@ -58,6 +58,7 @@ def fenced(code: str) -> str:
     ("```python\nx = 1\n", ""),  # opened, never closed: a cut-off generation
     ("def f():\n    return 1", "def f():\n    return 1"),  # no fence: the whole text
     ("<think>let me see\n```python\nx = 1\n```", ""),  # an unclosed reasoning block
+    ("<think>```python\nx = 0\n```</think>```python\nx = 1\n```", "x = 1"),  # after the reasoning
     ("```python\r\nx = 1\r\n```", "x = 1"),
     ("", ""),
 ])
@@ -68,6 +69,9 @@ def test_code_is_read_as_nemo_skills_does(response, code):
 def test_reasoning_before_the_marker_is_dropped_first():
     task = get_task("rulerv2/mk_niah_hard/mbpp", ALLOWED)
     assert task.extract("<think>```python\nx = 0\n```</think>\n```python\nx = 1\n```") == "x = 1"
+    assert task.extract("[reasoning]```python\nx = 0\n```[/reasoning]\nno code") == "x = 0"  # another marker
+    custom = get_task("rulerv2/mk_niah_hard/mbpp", TaskOptions(thinking_end="[/reasoning]", allow_code_execution=True))
+    assert custom.extract("[reasoning]```python\nx = 0\n```[/reasoning]\n```python\nx = 1\n```") == "x = 1"
 
 
 # --- Running the tests ---------------------------------------------------------------------------------

@@ -268,14 +268,17 @@ _FENCE, _PYTHON_FENCE = "```", "```python"
 def code_block(response: str) -> str:
     """The code NeMo-Skills reads from a response (``evaluator/code.py`` ``preprocess_code``, language python).
 
-    Carriage returns dropped; a ``<think>`` never closed leaves no code; the content of the last
-    block opened by ```python (by a bare fence when there is none) up to the next fence, and no code
-    when that block is never closed (a cut-off generation); without any fence the whole text.
-    Stripped. Reasoning before the run's thinking marker is removed before this (:meth:`RulerTask.extract`).
+    Carriage returns dropped; reasoning up to the first ``</think>`` dropped, and a ``<think>`` never
+    closed leaves no code; then the content of the last block opened by ```python (by a bare fence
+    when there is none) up to the next fence, and no code when that block is never closed (a cut-off
+    generation); without any fence the whole text. Stripped. The run's thinking marker is applied
+    before this (:meth:`RulerTask.extract`).
     """
     text = response.replace("\r", "")
-    if "<think>" in text:
-        return ""
+    if "<think>" in text or "</think>" in text:
+        _, closed, text = text.partition("</think>")
+        if not closed:
+            return ""
     start, fence = text.rfind(_PYTHON_FENCE), _PYTHON_FENCE
     if start == -1:
         start, fence = text.rfind(_FENCE), _FENCE
