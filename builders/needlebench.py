@@ -18,17 +18,21 @@ from builders.release import ReleaseWriter, base_manifest
 from builders.sources.filler import WORLD, read_filler, text_attribution
 from builders.sources.person_names import faker_person_names
 from generators.needlebench.atc import generate_atc
+from generators.needlebench.atc_choice import generate_atc_choice
 from generators.needlebench.filler import Filler
 from generators.needlebench.sparse import generate_sparse
 from generators.needlebench.spec import (
     BENCHMARK,
+    CHOICE_TASKS,
     DEFAULT_ATC_NEEDLES,
     DEFAULT_BUFFER,
+    DEFAULT_CHOICE_NEEDLES,
     DEFAULT_DEPTHS,
     DEFAULT_LENGTHS,
     DEFAULT_MRS_NEEDLES,
     DEFAULT_MRT_NEEDLES,
     DEFAULT_REPEATS,
+    DEFAULT_TASKS,
     LANGS,
     OFFICIAL_V2_BUFFER,
     OFFICIAL_V2_LENGTHS,
@@ -36,6 +40,7 @@ from generators.needlebench.spec import (
     QUESTION_TYPES,
     SPARSE_TASKS,
     TASKS,
+    AtcChoiceSpec,
     AtcSpec,
     AtcStyle,
     BudgetRule,
@@ -43,7 +48,9 @@ from generators.needlebench.spec import (
     PromptStyle,
     QuestionPosition,
     SparseSpec,
+    parse_choice_needles,
     parse_lengths,
+    show_choice_needles,
 )
 from needlework.errors import BudgetError, SpecError
 from needlework.tokenizers import load_tokenizer
@@ -84,7 +91,27 @@ FEATURES = datasets.Features(
         "needles": datasets.List(dict(NEEDLE)),
     }
 )
-"""One schema for every config; ATC rows have no target, depth, buffer or filler (null/empty)."""
+"""One schema for every config but the multiple-choice ATC's; ATC rows have no target, depth, buffer or filler
+(null/empty)."""
+
+CHOICE_FEATURES = datasets.Features(
+    {
+        **FEATURES,
+        "options": datasets.List(datasets.Value("string")),
+        "circular_pattern": datasets.Value("string"),
+        "question_id": datasets.Value("string"),
+        "few_shot": datasets.List({"role": datasets.Value("string"), "content": datasets.Value("string")}),
+    }
+)
+"""The multiple-choice ATC configs (``atc-choice-*``, ``atc-choice-reasoning-*``): :data:`FEATURES` plus the
+options in the order shown (``answers`` holds the right letter), the circular rotation (``ABCD`` ... ``DABC``), the
+key the four rotations of a question share, and the few-shot turns that come before ``input``
+(:mod:`generators.needlebench.atc_choice`)."""
+
+
+def features_of(config: str) -> datasets.Features:
+    """The schema of a config: :data:`CHOICE_FEATURES` for the multiple-choice ATC, :data:`FEATURES` otherwise."""
+    return CHOICE_FEATURES if config.startswith(f"{CHOICE_TASKS[0]}-") else FEATURES
 
 FACTS = CardFacts(
     benchmark=BENCHMARK,
@@ -164,7 +191,8 @@ class NeedleBenchBuild:
         preset: ``""`` (needlework's defaults) or a paper preset (:data:`PRESETS`): every option
             left at its default takes OpenCompass v2's value (:meth:`preset_values`); options given
             explicitly win.
-        tasks: Among ``s-rt``, ``m-rt``, ``m-rs``, ``atc``.
+        tasks: Among ``s-rt``, ``m-rt``, ``m-rs``, ``atc`` (the default four) and the opt-in multiple-choice ATC
+            ``atc-choice`` and ``atc-choice-reasoning`` (OpenCompass v1's, :data:`CHOICE_TASKS`).
         langs: Among ``en``, ``zh``.
         lengths: Target lengths in tokens of the information-sparse tasks.
         depths: Needle depths in percent.
@@ -179,6 +207,7 @@ class NeedleBenchBuild:
         atc_needles: Needle counts of ATC.
         question_types: ATC question types.
         atc_style: ``needlework`` (the extended, harder variant) or ``official`` (OpenCompass v2's ATC).
+        choice_needles: People per question of the multiple-choice ATC (OpenCompass v1's ``num_needles``).
         buffer: Tokens kept below each target, per language.
         budget_rule: ``prompt`` (the whole prompt within ``length - buffer``) or ``context``
             (filler and needles within it, OpenCompass v2's rule).
@@ -190,7 +219,8 @@ class NeedleBenchBuild:
 
     preset: Preset = option("", "Reproduce a published setup: paper (OpenCompass NeedleBench v2 at 32K) or "  # noqa: RUF009
                                 "paper-4k/8k/32k/128k; options given explicitly override it.", default_text="")
-    tasks: tuple[str, ...] = option(TASKS, "Comma-separated tasks.")
+    tasks: tuple[str, ...] = option(DEFAULT_TASKS, "Comma-separated tasks (also atc-choice, atc-choice-reasoning: "
+                                                   "OpenCompass v1's multiple-choice ATC, opt-in).")
     langs: tuple[str, ...] = option(LANGS, "Comma-separated languages.")
     lengths: tuple[int, ...] = option(
         DEFAULT_LENGTHS, "Target lengths in tokens: a preset (4k, 8k, 32k, 128k, 200k, 1m: eight steps up to it; v2-4k, v2-8k, "
@@ -214,6 +244,10 @@ class NeedleBenchBuild:
     question_types: tuple[str, ...] = option(QUESTION_TYPES, "ATC question types.")
     atc_style: AtcStyle = option("needlework", "ATC wording: needlework (extended vocabulary, questions anywhere in the "  # noqa: RUF009
                                                "chain: harder) or official (OpenCompass v2's terms, whole-chain questions, prompts).")
+    choice_needles: tuple[int, ...] = option(
+        DEFAULT_CHOICE_NEEDLES, "Multiple-choice ATC needle counts (people per question): a comma list or an "
+        "OpenCompass config's grid (atc_choice: 2..19, atc_choice_50: 2..49, atc_choice_80: 2..79).",
+        parse=parse_choice_needles, show=show_choice_needles, default_text="atc_choice")
     buffer: dict[str, int] = option(DEFAULT_BUFFER, "Tokens kept below each target, per language.", parse=parse_buffer,  # noqa: RUF009
                                     show=show_buffer)
     budget_rule: BudgetRule = option("prompt", "How a length is spent: prompt (whole prompt within length - buffer) "  # noqa: RUF009
@@ -292,10 +326,13 @@ class NeedleBenchBuild:
                 "official_files": [f.format(scale=scale) for f in OFFICIAL_FILES],
                 "departures": list(PRESET_DEPARTURES)}
 
-    def specs(self) -> Iterator[SparseSpec | AtcSpec]:
+    def specs(self) -> Iterator[SparseSpec | AtcSpec | AtcChoiceSpec]:
         """The generator spec of every (task, language) config, in config order."""
         for task in self.tasks:
             for lang in self.langs:
+                if task in CHOICE_TASKS:
+                    yield AtcChoiceSpec(lang, self.choice_needles, self.repeats, task == CHOICE_TASKS[1])  # type: ignore[arg-type]
+                    continue
                 if task == "atc":
                     yield AtcSpec(lang, self.atc_needles, self.question_types, self.repeats, self.atc_style)  # type: ignore[arg-type]
                     continue
@@ -323,8 +360,10 @@ class BuildReport:
         return [wrote_line(self.out, self.rows)]
 
 
-def expected_rows(spec: SparseSpec | AtcSpec) -> int:
-    """How many rows a config's generator yields."""
+def expected_rows(spec: SparseSpec | AtcSpec | AtcChoiceSpec) -> int:
+    """How many rows a config's generator yields (the multiple-choice ATC: four rotations per question)."""
+    if isinstance(spec, AtcChoiceSpec):
+        return len(spec.needle_counts) * spec.repeats * 4
     if isinstance(spec, AtcSpec):
         return len(spec.needle_counts) * len(spec.question_types) * spec.repeats
     depths = 1 if spec.layout == "per-depth" else len(spec.depths)
@@ -364,9 +403,11 @@ def build(spec: NeedleBenchBuild, out: Path, *, tokens: TokenCounter | None = No
         for config_spec in spec.specs():
             task = "atc" if isinstance(config_spec, AtcSpec) else config_spec.task
             config = config_name(task, config_spec.lang)
-            release.declare(config, FEATURES)
+            release.declare(config, features_of(config))
             generated: Iterator[dict[str, Any]]
-            if isinstance(config_spec, AtcSpec):
+            if isinstance(config_spec, AtcChoiceSpec):
+                generated = generate_atc_choice(config_spec, seed=spec.seed, tokens=tokens, names=names)
+            elif isinstance(config_spec, AtcSpec):
                 generated = generate_atc(config_spec, seed=spec.seed, tokens=tokens, names=names)
             else:
                 generated = generate_sparse(config_spec, seed=spec.seed, tokens=tokens, filler=fillers[config_spec.lang], names=names)
@@ -392,5 +433,5 @@ def demo_spec(seed: int, tokenizer: str) -> NeedleBenchBuild:
                             seed=seed, tokenizer=tokenizer)
 
 
-BUILDER = Builder(id=BENCHMARK, spec=NeedleBenchBuild, features=lambda config: FEATURES, facts=FACTS, build=build,
+BUILDER = Builder(id=BENCHMARK, spec=NeedleBenchBuild, features=features_of, facts=FACTS, build=build,
                   demo=demo_spec)

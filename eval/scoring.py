@@ -372,8 +372,14 @@ def keyword_recall(keywords: Sequence[str], prediction: str) -> float:
     Raises:
         ValueError: No non-empty keyword.
     """
-    found = _keywords_found(keywords, prediction, exclusive=True)
+    found = keyword_hits(keywords, prediction)
     return sum(found) / len(found)
+
+
+def keyword_hits(keywords: Sequence[str], prediction: str) -> list[bool]:
+    """Per non-empty keyword, whether :func:`keyword_recall` credits it (their mean is its score): the
+    per-needle hits NeedleBench's per-depth M-RT breakdown scores each depth with."""
+    return _keywords_found(keywords, prediction, exclusive=True)
 
 
 def _keywords_found(keywords: Sequence[str], prediction: str, exclusive: bool = False) -> list[bool]:

@@ -10,12 +10,17 @@ from needlework.errors import SpecError
 BENCHMARK = "needlebench"
 """The benchmark's one id: release and manifest name, eval task prefix, and part of every RNG key."""
 
-Task = Literal["s-rt", "m-rt", "m-rs", "atc"]
+Task = Literal["s-rt", "m-rt", "m-rs", "atc", "atc-choice", "atc-choice-reasoning"]
 Lang = Literal["en", "zh"]
 QuestionType = Literal["eldest_ancestor", "nth_ancestor", "nth_descendant", "relationship_distance"]
 AtcStyle = Literal["needlework", "official"]
 
 TASKS: tuple[str, ...] = get_args(Task)
+DEFAULT_TASKS: tuple[str, ...] = ("s-rt", "m-rt", "m-rs", "atc")
+"""The tasks a build makes unless told: the paper's four; the multiple-choice ATC is opt-in."""
+CHOICE_TASKS: tuple[str, ...] = ("atc-choice", "atc-choice-reasoning")
+"""OpenCompass v1's multiple-choice ATC (``opencompass/datasets/needlebench/atc_choice.py``) with its plain and its
+reasoning few-shot conversations (:mod:`generators.needlebench.official_choice`)."""
 SPARSE_TASKS: tuple[str, ...] = ("s-rt", "m-rt", "m-rs")
 """The information-sparse tasks: needles in filler text at depths and lengths."""
 LANGS: tuple[str, ...] = get_args(Lang)
@@ -78,6 +83,15 @@ OFFICIAL_V2_REPEATS: dict[str, int] = {"s-rt": 10, "m-rt": 25, "m-rs": 10}
 """``num_repeats_per_file`` of the v2 configs: ``needlebench_v2_single_*.py`` 10,
 ``needlebench_v2_multi_retrieval_*.py`` 25, ``needlebench_v2_multi_reasoning_*.py`` 10."""
 MAX_NEEDLES = 4_096
+CHOICE_NEEDLE_PRESETS: dict[str, tuple[int, ...]] = {
+    "atc_choice": tuple(range(2, 20)),
+    "atc_choice_50": tuple(range(2, 50)),
+    "atc_choice_80": tuple(range(2, 80)),
+}
+"""``needle_num_list`` of OpenCompass's multiple-choice ATC configs
+(``opencompass/configs/datasets/needlebench/atc/atc_choice{,_50,_80}.py``; ``atc_choice_20.py`` is 2..19 too).
+A count is OpenCompass v1's ``num_needles``: the number of *people*, so a question has one link sentence fewer."""
+DEFAULT_CHOICE_NEEDLES: tuple[int, ...] = CHOICE_NEEDLE_PRESETS["atc_choice"]
 
 BudgetRule = Literal["prompt", "context"]
 BUDGET_RULES: tuple[str, ...] = get_args(BudgetRule)
@@ -217,6 +231,63 @@ class AtcSpec:
         _check_ints("repeats", (self.repeats,), 1)
         if self.style not in ATC_STYLES:
             raise SpecError(f"ATC style must be one of {', '.join(ATC_STYLES)}; got {self.style!r}")
+
+
+@dataclass(frozen=True)
+class AtcChoiceSpec:
+    """OpenCompass v1's multiple-choice ATC in one language (``opencompass/datasets/needlebench/atc_choice.py``).
+
+    Attributes:
+        lang: ``en`` or ``zh``.
+        needle_counts: People per question (OpenCompass v1's ``num_needles``; ``N - 1`` link sentences).
+        repeats: Questions per needle count, each asked in the four circular rotations of its options.
+        reasoning: The reasoning few-shot conversation (``single_choice_*_reasoning``) instead of the plain one.
+    """
+
+    lang: Lang
+    needle_counts: tuple[int, ...] = DEFAULT_CHOICE_NEEDLES
+    repeats: int = DEFAULT_REPEATS
+    reasoning: bool = False
+
+    def __post_init__(self) -> None:
+        _check_langs((self.lang,))
+        _check_ints("ATC choice needle counts", self.needle_counts, 2, MAX_NEEDLES)
+        _check_ints("repeats", (self.repeats,), 1)
+
+    @property
+    def task(self) -> str:
+        """``atc-choice`` or ``atc-choice-reasoning`` (the rows' ``task`` column and the config's prefix)."""
+        return CHOICE_TASKS[1] if self.reasoning else CHOICE_TASKS[0]
+
+
+def parse_choice_needles(text: str) -> tuple[int, ...]:
+    """Needle counts of the multiple-choice ATC: a preset of :data:`CHOICE_NEEDLE_PRESETS` or a comma list.
+
+    Items of a list may themselves be presets or integers (``atc_choice,64``).
+    """
+    counts: list[int] = []
+    for item in (t.strip().lower() for t in text.split(",")):
+        if not item:
+            continue
+        if item in CHOICE_NEEDLE_PRESETS:
+            counts += [n for n in CHOICE_NEEDLE_PRESETS[item] if n not in counts]
+            continue
+        try:
+            value = int(item)
+        except ValueError:
+            raise SpecError(f"ATC choice needle count {item!r} is neither an integer nor a preset "
+                            f"({', '.join(CHOICE_NEEDLE_PRESETS)})") from None
+        if value not in counts:
+            counts.append(value)
+    if not counts:
+        raise SpecError("no ATC choice needle counts given")
+    return tuple(counts)
+
+
+def show_choice_needles(counts: tuple[int, ...]) -> str:
+    """The inverse of :func:`parse_choice_needles`: a preset's name for its grid, else the comma list."""
+    return next((name for name, grid in CHOICE_NEEDLE_PRESETS.items() if grid == tuple(counts)),
+                ",".join(map(str, counts)))
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:

@@ -1,5 +1,5 @@
-"""NeedleBench in eval: its four tasks (:mod:`.tasks`), the paper's scores (:mod:`.summary`) and its
-report section with the ATC curve and the reasoning heatmaps (:mod:`.report`)."""
+"""NeedleBench in eval: its four tasks and the two multiple-choice ATC tasks (:mod:`.tasks`, :mod:`.choice`), the
+paper's scores (:mod:`.summary`) and its report section with the ATC curve and the heatmaps (:mod:`.report`)."""
 
 from __future__ import annotations
 
@@ -19,4 +19,4 @@ NEEDLEBENCH = Benchmark(
     plots=needlebench_plots,
     section=needlebench_section,
 )
-"""The tasks ``needlebench/{s-rt,m-rt,m-rs,atc}``, read from the rows' ``task`` column."""
+"""The tasks ``needlebench/{s-rt,m-rt,m-rs,atc,atc-choice,atc-choice-reasoning}``, read from the rows' ``task`` column."""

@@ -11,7 +11,9 @@ Everything is read from the ``scores.needlebench`` block of the results
 - ``atc_curve.png``: ATC accuracy against needle count, one line per run and language, the ENL-50
   point starred and the 50% threshold dashed (the paper's Figure 6);
 - multi-needle reasoning heatmaps, one per config and needle count (Figure 5), named by
-  :func:`needle_heatmap_name` and drawn by :func:`eval.report_plots.plot_depth_heatmap`.
+  :func:`needle_heatmap_name` and drawn by :func:`eval.report_plots.plot_depth_heatmap`;
+- the multiple-choice ATC's circular scores per needle count (:mod:`.report_choice`);
+- M-RT of the per-depth layout by needle depth: a table and a heatmap per config (:mod:`.report_depths`).
 
 The paper's tables give two decimals; so do these (per-needle accuracies one, as in Table 3).
 
@@ -35,6 +37,8 @@ from eval.benchmarks.needlebench.paper import (
     TABLE3_LENGTHS,
     TABLE3_NEEDLES,
 )
+from eval.benchmarks.needlebench.report_choice import choice_tables
+from eval.benchmarks.needlebench.report_depths import depth_plots, depth_tables
 from eval.benchmarks.needlebench.tasks import PAPER_LANGS, TASK_TITLES
 from eval.report_plots import plot_depth_heatmap
 from eval.report_runs import MISSING, Run, configs_of, markdown_table, percent, points
@@ -107,7 +111,8 @@ def needle_heatmap_view(config: str, needle_count: int) -> str:
 
 def needlebench_plots(runs: Sequence[Run]) -> list[tuple[str, str, Callable[[], Figure]]]:
     """(view, file name, draw) of the NeedleBench plots, in write order: the ATC curve when a run has
-    ATC scores, then one multi-needle reasoning heatmap per config and needle count."""
+    ATC scores, then one multi-needle reasoning heatmap per config and needle count, then one per-depth M-RT
+    heatmap per config (:func:`eval.benchmarks.needlebench.report_depths.depth_plots`)."""
     plots: list[tuple[str, str, Callable[[], Figure]]] = []
     if atc_runs(runs):
         plots.append((ATC_VIEW, ATC_CURVE, lambda: plot_atc_curve(runs)))
@@ -116,7 +121,7 @@ def needlebench_plots(runs: Sequence[Run]) -> list[tuple[str, str, Callable[[], 
                       lambda config=config, count=count: plot_depth_heatmap(
                           runs, config, cells=[needle_cells(r, config, count) for r in runs],
                           title=f"{config}, {count} needles")))
-    return plots
+    return plots + depth_plots(runs)
 
 
 # Markdown --------------------------------------------------------------------------------------------
@@ -128,7 +133,8 @@ def needlebench_section(runs: Sequence[Run], plots: Mapping[str, str]) -> list[s
     Args:
         runs: Every run of the report; those without NeedleBench scores are left out.
         plots: Relative path of each plot drawn, by view (:data:`ATC_VIEW` for the ATC curve,
-            :func:`needle_heatmap_view` for each multi-needle reasoning heatmap).
+            :func:`needle_heatmap_view` for each multi-needle reasoning heatmap, ``depth_heatmap_view`` of
+            :mod:`.report_depths` for each per-depth M-RT heatmap).
 
     Returns:
         Markdown lines; none when no run has NeedleBench scores.
@@ -141,13 +147,14 @@ def needlebench_section(runs: Sequence[Run], plots: Mapping[str, str]) -> list[s
     lines += atc_tables(scored)
     if ATC_VIEW in plots:
         lines += [f"![ATC accuracy against needle count]({plots[ATC_VIEW]})", ""]
+    lines += choice_tables(scored)
     heatmaps = [(config, count, plots[needle_heatmap_view(config, count)]) for config, count in needle_heatmap_keys(runs)
                 if needle_heatmap_view(config, count) in plots]
     if heatmaps:
         lines += ["### Multi-needle reasoning by needle count", ""]
         for config, count, name in heatmaps:
             lines += [f"![{config}, {count} needles: score by depth and length]({name})", ""]
-    return lines
+    return lines + depth_tables(scored, plots)
 
 
 def sparse_config_task(config: str) -> str | None:

@@ -7,12 +7,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
+from eval.benchmarks.needlebench.choice import circular_scores
 from eval.benchmarks.needlebench.tasks import PAPER_LANGS, task_of
 from eval.scored import ScoredSample, mean_score, round_score, sample_stats, value_order
 from eval.scoring import enl, weighted_average
-from generators.needlebench.spec import SPARSE_TASKS, TASKS
+from generators.needlebench.spec import CHOICE_TASKS, SPARSE_TASKS, TASKS
 
 ENL_TAU = 0.5
 """The accuracy threshold of ENL-50 (paper §3.2: tau = 50%)."""
@@ -37,6 +39,14 @@ def needlebench_summary(scored: Sequence[ScoredSample]) -> dict[str, Any] | None
       column; None when there is none) and ``enl_50`` (equation 4, tau = :data:`ENL_TAU`).
     - ``m_rs_cells``: multi-needle reasoning cells per config x needle count x length x depth
       (the paper's Figure 5 heatmaps, one per needle count).
+    - ``atc_choice``: per multiple-choice ATC task (``atc-choice``, ``atc-choice-reasoning``) and language,
+      OpenCompass's ``CircularEvaluator`` scores (:func:`eval.benchmarks.needlebench.choice.circular_scores`):
+      per needle count and overall the circular score (every rotation of a question right), the accuracy over
+      rotations and over the ``ABCD`` rotation alone. (``tasks`` holds these tasks' plain mean over rotations.)
+    - ``m_rt_depth_cells``: M-RT rows of the ``per-depth`` layout scored per needle depth, as OpenCompass v2's
+      ``NeedleBenchParallelEvaluator`` (``opencompass/datasets/needlebench_v2/parallel.py``) scores each depth:
+      per config x length x depth the share of the needles at that depth that were found (``n``: needles).
+      Every row holds one needle per depth, so the mean over a config's depths and lengths is its M-RT score.
 
     Returns:
         The block, or None when no sample is a NeedleBench task.
@@ -60,6 +70,10 @@ def needlebench_summary(scored: Sequence[ScoredSample]) -> dict[str, Any] | None
         "atc": {lang: _atc_summary(group) for lang, group in sorted(by_task.get("atc", {}).items(),
                                                                    key=lambda kv: _lang_order(kv[0]))},
         "m_rs_cells": _needle_cells([s for task, s in samples if task == "m-rs"]),
+        "atc_choice": {task: {lang: circular_scores(group) for lang, group in sorted(by_task[task].items(),
+                                                                                 key=lambda kv: _lang_order(kv[0]))}
+                       for task in CHOICE_TASKS if task in by_task},
+        "m_rt_depth_cells": _depth_cells([s for task, s in samples if task == "m-rt"]),
     }
 
 
@@ -98,6 +112,24 @@ def _needle_cells(samples: Sequence[ScoredSample]) -> list[dict[str, Any]]:
     ordered = sorted(cells.items(), key=lambda kv: (kv[0][0], *(value_order(v) for v in kv[0][1:])))
     return [{"config": c, "needle_count": n, "length": length, "depth": depth, **sample_stats(group)}
             for (c, n, length, depth), group in ordered]
+
+
+def _depth_cells(samples: Sequence[ScoredSample]) -> list[dict[str, Any]]:
+    """Per config x length x needle depth of the per-depth M-RT samples: the share of needles found there.
+
+    A sample's ``needle_depths`` metadata gives each needle's depth, its ``needle_<i>`` secondary scores
+    whether needle ``i`` was found (:meth:`eval.benchmarks.needlebench.tasks.NeedleBenchTask.secondary_scores`);
+    a sample that ended in an error, or has no answer, found none. Samples without ``needle_depths`` (the
+    ``spread`` layout, whose rows have a depth) are left out.
+    """
+    cells: dict[tuple[str, Any, Any], list[float]] = defaultdict(list)
+    for sample in samples:
+        for i, depth in enumerate(sample.metadata.get("needle_depths") or ()):
+            hit = 0.0 if sample.error_kind else float(sample.extra.get(f"needle_{i}", 0.0))
+            cells[(sample.config, sample.metadata.get("length"), depth)].append(hit)
+    ordered = sorted(cells.items(), key=lambda kv: (kv[0][0], *(value_order(v) for v in kv[0][1:])))
+    return [{"config": c, "length": length, "depth": depth, "score": round_score(sum(hits) / len(hits)), "n": len(hits)}
+            for (c, length, depth), hits in ordered]
 
 
 def _task_order(task: str) -> tuple[int, str]:

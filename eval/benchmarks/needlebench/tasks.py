@@ -1,8 +1,8 @@
-r"""The four NeedleBench tasks: single- and multi-needle retrieval, multi-needle reasoning, and ATC.
+r"""The NeedleBench tasks: single- and multi-needle retrieval, multi-needle reasoning, ATC and its multiple-choice form.
 
-Every task renders the row's prompt as one user turn and reads the answer after
-:func:`strip_reasoning`; the tasks differ only in where the answer is read and how it is scored,
-one row of :data:`RULES` per task.
+Every task renders the row's prompt as one user turn (the multiple-choice ATC: its few-shot turns, then the
+question) and reads the answer after :func:`strip_reasoning`; the tasks differ only in where the answer is read
+and how it is scored, one row of :data:`RULES` per task.
 
 =====  ===============================  ======================================  ==========================
 task   references (the row's answers)   answer read from the response           score
@@ -11,7 +11,19 @@ s-rt   the needle's keyword             the whole response                      
 m-rt   one keyword per asked needle     the whole response                      share of keywords found
 m-rs   the eldest ancestor's name       the official boxed answer               official exact match
 atc    the name, or generations apart   the official boxed answer               official exact match
+atc-c  the right option's letter        OpenCompass's first option letter       letter match
 =====  ===============================  ======================================  ==========================
+
+``atc-c`` stands for ``atc-choice`` and ``atc-choice-reasoning`` (OpenCompass v1's multiple-choice ATC,
+``opencompass/configs/datasets/needlebench/atc/atc_choice.py``): the letter is read as
+``first_option_postprocess(options='ABCD')`` reads it (:func:`eval.benchmarks.needlebench.choice.first_option`)
+and each rotation scores 1 when it is the rotation's letter; the circular score (``CircularEvaluator``'s
+``perf_4``: every rotation of a question right) is aggregated in :mod:`eval.benchmarks.needlebench.summary`.
+Both scorings read it the same way.
+
+M-RT rows of the ``per-depth`` layout (one needle per depth) carry their needles' depths in the metadata
+(``needle_depths``) and each needle's hit as a secondary score (:meth:`NeedleBenchTask.secondary_scores`), so
+the summary can score each depth as OpenCompass v2's ``NeedleBenchParallelEvaluator`` does.
 
 M-RS and ATC score as NeedleBench v2's official code does: OpenCompass's v2 M-RS configs
 (``configs/datasets/needlebench_v2/needlebench_v2_*k/needlebench_v2_multi_reasoning_*k.py``) take
@@ -30,19 +42,22 @@ and 3), the ATC weighted average and ENL-50 (equation 4) are aggregated in
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from eval.backends.base import Message
+from eval.benchmarks.needlebench.choice import first_option, letter_match
 from eval.scoring import (
     exact_answer_match,
+    keyword_hits,
     keyword_match,
     keyword_recall,
     official_boxed_answer,
     official_exact_match,
 )
 from eval.task import TaskOptions, last_boxed, strip_reasoning
-from generators.needlebench.spec import BENCHMARK
+from generators.needlebench.spec import BENCHMARK, CHOICE_TASKS
 from needlework.errors import SpecError
 
 TASK_TITLES: dict[str, str] = {
@@ -50,6 +65,8 @@ TASK_TITLES: dict[str, str] = {
     "m-rt": "Multi-Needle Retrieval",
     "m-rs": "Multi-Needle Reasoning",
     "atc": "Ancestral Trace Challenge",
+    "atc-choice": "Ancestral Trace Challenge, multiple choice",
+    "atc-choice-reasoning": "Ancestral Trace Challenge, multiple choice (reasoning examples)",
 }
 """Task (the rows' ``task`` column) -> its name in the paper."""
 PAPER_LANGS: tuple[str, ...] = ("zh", "en")
@@ -106,6 +123,7 @@ RULES: dict[str, NeedleRule] = {
     "m-rt": NeedleRule(whole_response, keyword_recall),
     "m-rs": NeedleRule(official_boxed_answer, official_exact_match),
     "atc": NeedleRule(official_boxed_answer, official_exact_match),
+    **{task: NeedleRule(first_option, letter_match) for task in CHOICE_TASKS},
 }
 """Task (the rows' ``task`` column, :data:`generators.needlebench.spec.TASKS`) -> its official rule."""
 LENIENT_RULES: dict[str, NeedleRule] = RULES | {
@@ -123,7 +141,7 @@ def task_of(name: str) -> str | None:
     return task if task in RULES else None
 
 
-def plain_number(value: float | int | None) -> float | int | None:
+def plain_number(value: float | None) -> float | int | None:
     """A whole float as an int (``100.0`` -> ``100``), so depths read as the paper's 0..100 labels."""
     if value is None:
         return None
@@ -143,7 +161,8 @@ class NeedleBenchTask:
     name: str
     options: TaskOptions
     metric: str = field(init=False, default=NEEDLEBENCH_METRIC)
-    metadata_columns: tuple[str, ...] = ("length", "depth", "lang", "needle_count", "question_type", "n_tokens")
+    metadata_columns: tuple[str, ...] = ("length", "depth", "lang", "needle_count", "question_type", "n_tokens",
+                                         "qid", "circular_pattern", "needle_depths")
     rule: NeedleRule = field(init=False)
 
     def __post_init__(self) -> None:
@@ -155,8 +174,13 @@ class NeedleBenchTask:
         object.__setattr__(self, "metric", metric)
 
     def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
-        """The prompt as built, as one user turn."""
-        return ({"role": "user", "content": row["input"]},)
+        """The prompt as built, as one user turn; a multiple-choice ATC row's few-shot turns come first.
+
+        OpenCompass sends ``atc_choice.py``'s ``HUMAN`` and ``BOT`` rounds to a chat model as user and
+        assistant messages, the question as the last user message.
+        """
+        shots: tuple[Message, ...] = tuple({"role": t["role"], "content": t["content"]} for t in row.get("few_shot") or ())
+        return (*shots, {"role": "user", "content": row["input"]})
 
     def references(self, row: Mapping[str, Any]) -> list[str]:
         """The row's answers, as released (see the module docstring)."""
@@ -165,9 +189,14 @@ class NeedleBenchTask:
     def metadata(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """Target length (tokens; None for ATC), requested depth of the first needle (percent, as is:
         0..100, not binned; None for ATC), language, needle count, question type, and the prompt's
-        measured length ``n_tokens`` (the build tokenizer's count; ATC's "<=2K" split needs it)."""
+        measured length ``n_tokens`` (the build tokenizer's count; ATC's "<=2K" split needs it).
+
+        A multiple-choice ATC row adds ``qid`` (the question its four rotations share) and
+        ``circular_pattern``; a per-depth M-RT row (no row depth, one needle per requested depth) adds
+        ``needle_depths``, each needle's requested depth in the order of its keyword among the answers.
+        """
         target = row.get("target_tokens")
-        return {
+        metadata = {
             "length": None if target is None else int(target),
             "depth": plain_number(row.get("depth")),
             "lang": row["lang"],
@@ -175,6 +204,12 @@ class NeedleBenchTask:
             "question_type": row["question_type"],
             "n_tokens": int(row["n_tokens"]),
         }
+        if row.get("question_id") is not None:
+            metadata |= {"qid": row["question_id"], "circular_pattern": row["circular_pattern"]}
+        needles = row.get("needles") or []
+        if row.get("task") == "m-rt" and row.get("depth") is None and needles:
+            metadata["needle_depths"] = [plain_number(n["requested_depth"]) for n in needles]
+        return metadata
 
     def extract(self, response: str) -> str:
         """This task's answer (:attr:`NeedleRule.extract`) in the response after any reasoning."""
@@ -183,3 +218,10 @@ class NeedleBenchTask:
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """The task's scorer (:attr:`NeedleRule.score`) on the extracted prediction."""
         return self.rule.score(references, prediction)
+
+    def secondary_scores(self, prediction: str, references: Sequence[str]) -> dict[str, float]:
+        """M-RT: ``needle_<i>`` 1.0 or 0.0 per asked keyword (``i`` its index among the references), whose mean
+        is the sample's score; nothing for the other tasks. The summary joins them with ``needle_depths``."""
+        if task_of(self.name) != "m-rt":
+            return {}
+        return {f"needle_{i}": float(hit) for i, hit in enumerate(keyword_hits(references, prediction))}
