@@ -15,6 +15,7 @@ Answers are re-derived from the sentences alone with this file's own patterns.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 
@@ -104,6 +105,22 @@ def test_prompt_is_the_official_question_word_for_word():
                          ("毕东", "刘红", "李清亮", "王展"), "zh") == (
         "问题: 毕东作为刘红的爸爸，对刘红的成长有重要影响。 \n在上面提供的打乱的家族关系文本中，'刘红'的能够向上追溯到的最年长的亲人是谁？"
         "\nA. 毕东\nB. 刘红\nC. 李清亮\nD. 王展\n")
+
+
+FEW_SHOT_SHA256 = {
+    ("en", False): "387fb9137372e8fdfcbd4130f616ba87e7c5a450f15762d1322210ac90824ebc",
+    ("zh", False): "74408c29da973aae8ab497d152fc6c9063e6af2200f79b3233938ed42e906000",
+    ("en", True): "fec47dc52a5f42c18acd1ca73113674afe5207d1e0b3cda2406e73904356b6a6",
+    ("zh", True): "675c3d4c23e025eaaf76d5619816340edd8b5c1c0905791d0db89a7b1087f6d6",
+}
+"""sha256 of ``role \x1f text`` per turn joined by ``\x1e`` (HUMAN -> user, BOT -> assistant), computed from the
+rounds of ``single_choice_{en,cn}{,_reasoning}`` in atc_choice.py before the final ``{question}`` turn."""
+
+
+def test_few_shot_text_is_the_configs_word_for_word():
+    for key, digest in FEW_SHOT_SHA256.items():
+        joined = "\x1e".join(f"{role}\x1f{text}" for role, text in CHOICE_FEW_SHOT[key])
+        assert hashlib.sha256(joined.encode("utf-8")).hexdigest() == digest, key
 
 
 def test_few_shot_turns_are_the_configs_conversations(rows, cl100k):
