@@ -103,7 +103,11 @@ def materialize(haystack: Mapping[str, Any], question: Mapping[str, Any], docume
     The cut distractor becomes the longest prefix of its rendered text with its kept tokens. If
     the encoded haystack (the whole prompt when ``whole_prompt``) exceeds the size (a tokenizer
     whose counts do not add up across the joins), the cut distractor shrinks by the overshoot, or
-    the worst-ranked distractor is dropped, and the prompt is encoded again.
+    the worst-ranked distractor is dropped, and the prompt is encoded again. Under ``whole_prompt``
+    a prompt that falls short of the size (the stored counts overestimate joins that merge with a
+    document's last punctuation) grows its cut distractor once by the shortfall, as the authors'
+    code fills the budget by encoding (Graph-COM/HaystackCraft ``infer_multi.py``), and shrinks
+    again if that overshoots.
 
     Args:
         haystack: A row from :func:`haystack_rows`.
@@ -124,6 +128,7 @@ def materialize(haystack: Mapping[str, Any], question: Mapping[str, Any], docume
     needles = set(question["support"])
     texts = [tokens.normalize(t) for t in documents(np.asarray(doc_ids, dtype=np.int64))]
     before, after = prompt_parts(tokens.normalize(question["question"]), layout)
+    grown = False
     for _ in range(MAX_ROUNDS):
         shown = [cut_at_tokens(t, kept, tokens) if d == cut_doc else t for d, t in zip(doc_ids, texts)]
         context = join_haystack(shown, layout)
@@ -133,6 +138,12 @@ def materialize(haystack: Mapping[str, Any], question: Mapping[str, Any], docume
         measured = int(span[1] - span[0])
         bounded = len(starts) if whole_prompt else measured
         if not size or bounded <= size:
+            if whole_prompt and not grown and cut_doc >= 0 and bounded < size:
+                grown = True  # the stored counts overestimate joins (".\n\n" is one pre-token): fill the prompt
+                full = tokens.count(texts[doc_ids.index(cut_doc)])
+                if kept < full:
+                    kept = min(full, kept + size - bounded)
+                    continue
             break
         over = bounded - size
         if cut_doc >= 0 and kept > over:

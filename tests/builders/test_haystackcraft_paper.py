@@ -99,7 +99,7 @@ def test_paper_budget_counts_the_whole_prompt(builds, qwen) -> None:
     for row in paper:
         assert row["n_tokens"] == len(qwen.encode(row["input"])) <= row["size"], row["id"]
     slack = [r["size"] - r["n_tokens"] for r in paper if r["truncated_tokens"] > 0]
-    assert slack and max(slack) < 64  # the budget is spent, not left over
+    assert slack and max(slack) < 64 and min(slack) == 0  # the budget is spent: a cut distractor fills it
     default = [r for r in load(builds["default"], "static-descending") if r["size"]]
     assert any(r["n_tokens"] > r["size"] for r in default)
     assert all(r["haystack_tokens"] <= r["size"] for r in default)
