@@ -20,6 +20,7 @@ from builders.sources.person_names import faker_person_names
 from generators.needlebench.atc import generate_atc
 from generators.needlebench.atc_choice import generate_atc_choice
 from generators.needlebench.filler import Filler
+from generators.needlebench.official_choice import CIRCULAR_PATTERNS
 from generators.needlebench.sparse import generate_sparse
 from generators.needlebench.spec import (
     BENCHMARK,
@@ -363,7 +364,7 @@ class BuildReport:
 def expected_rows(spec: SparseSpec | AtcSpec | AtcChoiceSpec) -> int:
     """How many rows a config's generator yields (the multiple-choice ATC: four rotations per question)."""
     if isinstance(spec, AtcChoiceSpec):
-        return len(spec.needle_counts) * spec.repeats * 4
+        return len(spec.needle_counts) * spec.repeats * len(CIRCULAR_PATTERNS)
     if isinstance(spec, AtcSpec):
         return len(spec.needle_counts) * len(spec.question_types) * spec.repeats
     depths = 1 if spec.layout == "per-depth" else len(spec.depths)
