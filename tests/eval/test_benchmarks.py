@@ -60,7 +60,9 @@ def test_every_registered_task_resolves_and_belongs_to_its_benchmark(benchmark: 
 
 def test_tasks_is_the_union_of_the_benchmarks_tasks():
     assert sorted(TASKS) == sorted(name for benchmark in BENCHMARKS for name in benchmark.tasks)
-    assert len(TASKS) == 12 + 6 + 3 + 6 + 1 + 2 + 2  # RULERv2's 12, its 6 math-base and 3 MBPP solve/copy tasks (D.2); NeedleBench's 4 and the 2 multiple-choice ATC
+    # RULERv2's 12, its 6 math-base and 3 MBPP tasks (D.2); NeedleBench's 4 and 2 multiple-choice ATC; HaystackCraft's
+    # static and dynamic; EverMemBench-S's 2; Sequential-NIAH's ordered, unordered and judge-accuracy tasks
+    assert len(TASKS) == 12 + 6 + 3 + 4 + 2 + 2 + 2 + 3
 
 
 def test_task_tables_match_the_generators_grids():
