@@ -38,7 +38,9 @@ from needlework.errors import BudgetError, SpecError
 from generators.pipeline import encoded_ahead
 from generators.seeding import rng_for
 from generators.sequential_niah.qa import SequentialQA
-from generators.sequential_niah.spec import BENCHMARK, LENGTH_BUCKETS, PROMPT_FRAMES, LengthBucket
+from generators.sequential_niah.spec import (
+    BENCHMARK, LENGTH_BUCKETS, OFFICIAL_PREFIXES, OFFICIAL_SEPARATOR, OFFICIAL_SUFFIXES, PROMPT_FRAMES, LengthBucket,
+)
 from generators.sequential_niah.texts import LINE_BREAKS, LongText, bucket_named
 from generators.text import sentence_ends
 from needlework.tokens import TokenCounter
@@ -52,6 +54,10 @@ TRIM_MARGIN = 0.02
 
 MAX_ROUNDS = 6
 """Verifying encodes per sample before giving up on fitting its bucket."""
+
+FRAMES: tuple[str, ...] = ("fixed", "official")
+"""Prompt frames: ``fixed`` (needlework's default: one frame per language, :data:`PROMPT_FRAMES`) or
+``official`` (one of the official code's 5 x 5 prefix/suffix pairs drawn per sample, :func:`official_frame`)."""
 
 OnError = Callable[[str, BudgetError], None]
 """Called with a sample id and the error when a sample cannot be built; without one, the error is raised."""
@@ -68,12 +74,15 @@ class Layout:
         order: ``order[i]`` is the answer index of the needle at ``cuts[i]`` (a permutation).
         noise: ``(cut, sentence)`` pairs of inserted non-answer sentences (semantic noise), at
             cuts distinct from each other and from the needles' cuts.
+        frame: ``(before the text, between the text and the question)``; ``None`` is the fixed
+            :data:`generators.sequential_niah.spec.PROMPT_FRAMES` of the language (see :func:`official_frame`).
     """
 
     text_end: int
     cuts: tuple[int, ...]
     order: tuple[int, ...]
     noise: tuple[tuple[int, str], ...] = ()
+    frame: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,35 @@ def sentence_boundaries(raw: str) -> np.ndarray:
     return np.asarray(sentence_ends(raw, line_breaks=LINE_BREAKS), dtype=np.int64)
 
 
+def official_frame(seed: int, original_id: str, lang: str) -> tuple[str, str]:
+    """The prompt frame of a sample under the ``official`` frames: a prefix of :data:`OFFICIAL_PREFIXES`
+    and a question heading of :data:`OFFICIAL_SUFFIXES`, each drawn uniformly and independently, as
+    ``build_data`` in the official ``Sequential_NIAH_building_PPL.py`` does (``random.choice`` of each list).
+
+    The draw comes from ``rng_for(seed, "sequential-niah", "frame", original_id)``, its own stream,
+    so a sample's other draws do not depend on it and its noise variants keep its frame (as the
+    official noise scripts keep the original ``input``'s frame).
+
+    Returns:
+        ``(prefix, "\n\n" + heading)``: what goes before the text and between it and the question.
+    """
+    rng = rng_for(seed, BENCHMARK, "frame", original_id)
+    prefixes, headings = OFFICIAL_PREFIXES[lang], OFFICIAL_SUFFIXES[lang]
+    prefix = prefixes[int(rng.integers(len(prefixes)))]
+    return prefix, OFFICIAL_SEPARATOR + headings[int(rng.integers(len(headings)))]
+
+
+def check_frames(frames: str) -> None:
+    """Raises :class:`SpecError` unless ``frames`` is one of :data:`FRAMES`."""
+    if frames not in FRAMES:
+        raise SpecError(f"frames must be one of {', '.join(FRAMES)}; got {frames!r}")
+
+
+def frame_of(layout: Layout, lang: str) -> tuple[str, str]:
+    """The frame a layout renders with: its own, else the language's fixed one."""
+    return layout.frame if layout.frame is not None else PROMPT_FRAMES[lang]
+
+
 def sample_id(qa: SequentialQA, text: LongText) -> str:
     """The id of the original sample pairing ``qa`` with ``text``: ``"<qid>@<text_id>"``."""
     return f"{qa.qid}@{text.text_id}"
@@ -143,7 +181,7 @@ def render(raw: str, question: str, needles: Sequence[str], layout: Layout, lang
         SpecError: The layout does not fit the raw text or the needles.
     """
     _check_layout(raw, needles, layout)
-    before, between = PROMPT_FRAMES[lang]
+    before, between = frame_of(layout, lang)
     items = sorted(
         [(cut, 0, i, needles[a]) for i, (cut, a) in enumerate(zip(layout.cuts, layout.order))]
         + [(cut, 1, j, sentence) for j, (cut, sentence) in enumerate(layout.noise)]
@@ -173,7 +211,7 @@ def render(raw: str, question: str, needles: Sequence[str], layout: Layout, lang
 
 
 def draw_layout(qa: SequentialQA, text: LongText, bucket: LengthBucket, tokens: TokenCounter,
-                rng: np.random.Generator) -> Layout:
+                rng: np.random.Generator, frame: tuple[str, str] | None = None) -> Layout:
     """Algorithm 1's random choices: how much of the text to use, ``k`` distinct cuts, the needle order.
 
     The text is used whole when its stored token count plus the needles, frame and question fit
@@ -185,7 +223,7 @@ def draw_layout(qa: SequentialQA, text: LongText, bucket: LengthBucket, tokens: 
     """
     raw = text.text
     needles = _normalized(qa.needles, tokens)
-    before, between = PROMPT_FRAMES[qa.lang]
+    before, between = frame if frame is not None else PROMPT_FRAMES[qa.lang]
     fixed = tokens.count(before + between + tokens.normalize(qa.question)
                          + "".join(NEEDLE_LINE + n + NEEDLE_LINE for n in needles))
     bounds = sentence_boundaries(raw)
@@ -204,7 +242,7 @@ def draw_layout(qa: SequentialQA, text: LongText, bucket: LengthBucket, tokens: 
         raise BudgetError(f"text {text.text_id}: {len(usable)} sentence ends in the text used, {k} needles to place")
     cuts = usable[np.sort(rng.choice(len(usable), size=k, replace=False))]
     order = rng.permutation(k)
-    return Layout(text_end, tuple(cuts.tolist()), tuple(order.tolist()))
+    return Layout(text_end, tuple(cuts.tolist()), tuple(order.tolist()), frame=frame)
 
 
 def make_draft(qa: SequentialQA, text: LongText, layout: Layout, tokens: TokenCounter, *, bucket: LengthBucket,
@@ -220,7 +258,7 @@ def make_draft(qa: SequentialQA, text: LongText, layout: Layout, tokens: TokenCo
     needles = _normalized(qa.needles, tokens)
     question = tokens.normalize(qa.question)
     layout = replace(layout, noise=tuple((cut, tokens.normalize(s)) for cut, s in layout.noise))
-    suffix_tokens = tokens.count(PROMPT_FRAMES[qa.lang][1] + question)
+    suffix_tokens = tokens.count(frame_of(layout, qa.lang)[1] + question)
     prompt = render(text.text, question, needles, layout, qa.lang)
     return Draft(variant_id(original, variant), variant, original, qa, text, bucket, needles, question, suffix_tokens,
                  layout, prompt)
@@ -278,7 +316,7 @@ def rows_from_drafts(drafts: Iterable[Draft], tokens: TokenCounter, on_error: On
 
 def generate_samples(pairs: Iterable[tuple[SequentialQA, LongText]], *, seed: int, tokens: TokenCounter,
                      buckets: Sequence[LengthBucket] = LENGTH_BUCKETS,
-                     on_error: OnError | None = None) -> Iterator[dict[str, Any]]:
+                     on_error: OnError | None = None, frames: str = "fixed") -> Iterator[dict[str, Any]]:
     """Original rows (``variant="original"``) of many ``(QA, long text)`` pairs, in pair order.
 
     Each sample's random choices come from ``rng_for(seed, "sequential-niah", "samples", id)``
@@ -291,14 +329,20 @@ def generate_samples(pairs: Iterable[tuple[SequentialQA, LongText]], *, seed: in
         tokens: The build's tokenizer.
         buckets: The buckets the texts' ``length_bucket`` names refer to.
         on_error: See :func:`rows_from_drafts`; also receives samples whose text has too few sentences.
+        frames: One of :data:`FRAMES`: ``official`` draws each sample's frame (:func:`official_frame`).
+
+    Raises:
+        SpecError: Unknown ``frames``.
     """
+    check_frames(frames)
 
     def drafts() -> Iterator[Draft]:
         for qa, text in pairs:
             key = sample_id(qa, text)
             try:
                 bucket = bucket_named(text.length_bucket, buckets)
-                layout = draw_layout(qa, text, bucket, tokens, rng_for(seed, BENCHMARK, "samples", key))
+                frame = official_frame(seed, key, qa.lang) if frames == "official" else None
+                layout = draw_layout(qa, text, bucket, tokens, rng_for(seed, BENCHMARK, "samples", key), frame)
             except BudgetError as err:
                 if on_error is None:
                     raise
@@ -307,6 +351,25 @@ def generate_samples(pairs: Iterable[tuple[SequentialQA, LongText]], *, seed: in
             yield make_draft(qa, text, layout, tokens, bucket=bucket)
 
     return rows_from_drafts(drafts(), tokens, on_error)
+
+
+def check_stated_once(row: dict[str, Any], qa: SequentialQA) -> None:
+    """Check that each needle of ``row`` occurs exactly once in its ``input`` (where it was
+    inserted) and that no answer sentence of its own (:func:`generators.sequential_niah.splits.stated_sentences`)
+    occurs at all: a fact standing twice in a haystack gives the order question two answers (issue 24).
+
+    Raises:
+        SpecError: Naming the row, the needle or answer, and how often it occurs.
+    """
+    text = row["input"]
+    for needle in row["needles"]:
+        found = text.count(needle["text"])
+        if found != 1:
+            raise SpecError(f"row {row['id']}: needle {needle['answer_index']} ({needle['text'][:60]!r}) occurs {found} "
+                            "times in input, not once; its long text states it too")
+    for answer, needle in zip(qa.answers, qa.needles):
+        if answer not in needle and answer in text:
+            raise SpecError(f"row {row['id']}: answer {answer[:60]!r} occurs in input outside its needle")
 
 
 def layout_of_row(row: dict[str, Any]) -> Layout:
@@ -318,7 +381,8 @@ def layout_of_row(row: dict[str, Any]) -> Layout:
 
 def rebuild_row(qa: SequentialQA, text: LongText, *, cuts: Sequence[int], order: Sequence[int], text_end: int,
                 tokens: TokenCounter, noise: Sequence[tuple[int, str]] = (), variant: str = ORIGINAL,
-                original_id: str | None = None, buckets: Sequence[LengthBucket] = LENGTH_BUCKETS) -> dict[str, Any]:
+                original_id: str | None = None, buckets: Sequence[LengthBucket] = LENGTH_BUCKETS,
+                frame: tuple[str, str] | None = None) -> dict[str, Any]:
     """A row rebuilt from its raw text, cuts, needle order and ``text_end`` (no random draw), with one encode.
 
     Args:
@@ -331,12 +395,14 @@ def rebuild_row(qa: SequentialQA, text: LongText, *, cuts: Sequence[int], order:
         noise: ``(cut, sentence)`` noise insertions of a semantic-noise variant.
         variant: ``original`` or the variant name; ``original_id`` defaults to the pair's id.
         buckets: The buckets the text's ``length_bucket`` names refer to.
+        frame: The row's frame when not the fixed one (:func:`official_frame` of its ``original_id``).
 
     Raises:
         BudgetError: The rebuilt prompt is not inside the text's bucket.
     """
     bucket = bucket_named(text.length_bucket, buckets)
-    layout = Layout(int(text_end), tuple(map(int, cuts)), tuple(map(int, order)), tuple((int(c), s) for c, s in noise))
+    layout = Layout(int(text_end), tuple(map(int, cuts)), tuple(map(int, order)), tuple((int(c), s) for c, s in noise),
+                    frame)
     draft = make_draft(qa, text, layout, tokens, bucket=bucket, variant=variant, original_id=original_id)
     _, starts = tokens.encode_with_offsets(draft.prompt.text)
     if not bucket.low <= len(starts) < bucket.high:

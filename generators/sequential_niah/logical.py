@@ -204,7 +204,7 @@ def logical_qa(question: OrderedQuestion, others: Sequence[OrderedQuestion], spe
     reference = "\n".join([REFERENCE_HEAD[lang], *(f"- {i}" for i in items)])
     distractors = _distractors(question, items, needles, others, spec, numbered, rng)
     return SequentialQA(f"{PIPELINE}/{lang}/{question.source}/{question.key}", lang, PIPELINE, text, items, needles,
-                        True, reference, distractors, question.source)
+                        True, reference, distractors, question.source, subject=task)
 
 
 def _distractors(question: OrderedQuestion, items: tuple[str, ...], needles: tuple[str, ...],

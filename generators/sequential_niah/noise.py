@@ -25,22 +25,58 @@ bucket (:func:`generators.sequential_niah.assemble.fit_draft`), which recomputes
 * **semantic-noise**: one or two of the QA's distractors (chosen at random; one if it has only
   one) go at random sentence ends not used by a needle; needles, answers and cuts unchanged.
   A QA without distractors gets no semantic-noise rows.
+
+These are needlework's rules (:class:`NoiseRules` defaults). The ``paper`` preset takes the
+official code's (miraclefish/Sequential-NIAH-Benchmark), each a named option:
+
+* ``tiny="official"`` (``make_little_moving`` / ``check_moving_idx_box`` in
+  ``Sequential_NIAH_building_PPL_with_noise.py``): each needle gets a *box* of the periods
+  within 3 of its own (``period_positions[id-3 : id+3+1]``); when a box reaches into the
+  previous needle's, the two are split at ``bound = (max(id-3, 0) + prev + 3 + 1) // 2``: the
+  previous box ends at ``bound``, the current one runs from ``bound + 1`` to ``id + 2`` (the
+  official slice ``[bound_id+1 : id+3]``). A box of more than one period loses the needle's own;
+  the new period is drawn uniformly from the box (:func:`official_tiny_boxes`). One departure: the
+  official code rebuilds the previous box from ``prev - 3`` when it splits it, which can undo an
+  earlier split and let two needles cross (its text then repeats); here an earlier split stands.
+* ``significant="official"`` (``make_large_moving``, same file): all ``k`` positions are drawn
+  again, uniformly, as ``random.sample(period_positions, k)`` sorted; the needles keep their order.
+* ``semantic="generated"`` (``Sequential_NIAH_building_PPL_with_sem_noise.py``): the sentences of
+  :mod:`generators.sequential_niah.semantic`, in its variations (``[near]``, ``[irrelevant]``,
+  ``[near, irrelevant]``; three topic sentences for real-logical); the sentences of a variation go
+  into distinct segments between the needles (``random.sample(range(k + 1), m)`` in
+  ``insert_needles_to_text_new``), each after a period of its segment drawn uniformly
+  (``insert_after_random_period``). Departure: never at a needle's own sentence end (the
+  official segment ends with the needle's period, so a noise sentence may sit just before it).
+
+Under the official rules each variation is drawn on its own, as the official scripts draw them
+(two variations may coincide); needlework's rules redraw a variation equal to an earlier one.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
-from needlework.errors import BudgetError, SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.assemble import (
-    Draft, Layout, OnError, layout_of_row, make_draft, rows_from_drafts, sentence_boundaries,
+    Draft,
+    Layout,
+    OnError,
+    layout_of_row,
+    make_draft,
+    official_frame,
+    rows_from_drafts,
+    sentence_boundaries,
 )
 from generators.sequential_niah.qa import SequentialQA
+from generators.sequential_niah.semantic import noise_sets
 from generators.sequential_niah.spec import BENCHMARK, LENGTH_BUCKETS, LengthBucket
 from generators.sequential_niah.texts import LongText, bucket_named
+from needlework.errors import BudgetError, SpecError
 from needlework.tokens import TokenCounter
 
 NOISE_TYPES: tuple[str, ...] = ("tiny-movement", "significant-movement", "reorder", "semantic-noise")
@@ -49,8 +85,77 @@ TINY_STEP = 2
 """Tiny movement moves a needle by at most this many sentence positions."""
 MIN_FAR = TINY_STEP + 1
 MAX_DISTRACTORS = 2
+OFFICIAL_TINY_REACH = 3
+"""The official tiny movement's reach in periods either way (``period_positions[id-3 : id+3+1]``)."""
+TINY_RULES: tuple[str, ...] = ("two-sentences", "official")
+SIGNIFICANT_RULES: tuple[str, ...] = ("half-gap", "official")
+SEMANTIC_RULES: tuple[str, ...] = ("distractors", "generated")
 ATTEMPTS = 64
 """Draws per variation to find one unlike the original and the earlier variations."""
+
+
+@dataclass(frozen=True)
+class NoiseRules:
+    """How the noise variants are drawn: needlework's rules (the defaults) or the official ones.
+
+    Attributes:
+        tiny: :data:`TINY_RULES`: ``two-sentences`` (each needle 1-2 sentences either way) or
+            ``official`` (the boxes of 3 periods either way, :func:`official_tiny_movement`).
+        significant: :data:`SIGNIFICANT_RULES`: ``half-gap`` (each needle at least
+            :func:`far_distance`) or ``official`` (every position drawn again, :func:`official_significant_movement`).
+        semantic: :data:`SEMANTIC_RULES`: ``distractors`` (the QA's stored near misses) or
+            ``generated`` (the official kinds, :mod:`generators.sequential_niah.semantic`).
+        frames: ``fixed`` or ``official``: the frame the original rows were built with, kept by their variants.
+    """
+
+    tiny: str = "two-sentences"
+    significant: str = "half-gap"
+    semantic: str = "distractors"
+    frames: str = "fixed"
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("tiny", TINY_RULES), ("significant", SIGNIFICANT_RULES), ("semantic", SEMANTIC_RULES),
+                              ("frames", ("fixed", "official"))):
+            if getattr(self, name) not in allowed:
+                raise SpecError(f"{name} noise rule must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+
+
+def official_tiny_boxes(positions: np.ndarray, n: int) -> list[list[int]]:
+    """The official tiny movement's candidate positions per needle (see the module docstring).
+
+    ``positions`` are the needles' sentence positions, strictly increasing, among ``n``.
+    """
+    reach = OFFICIAL_TINY_REACH
+    p = [int(x) for x in positions]
+    boxes: list[list[int]] = []
+    for i, at in enumerate(p):
+        low = max(at - reach, 0)
+        if boxes and boxes[-1] and boxes[-1][-1] >= low:
+            bound = (low + p[i - 1] + reach + 1) // 2
+            boxes[-1] = [q for q in boxes[-1] if q <= bound]
+            boxes.append(list(range(bound + 1, min(at + reach, n))))
+        else:
+            boxes.append(list(range(low, min(at + reach + 1, n))))
+    return [[q for q in box if q != at] if len(box) > 1 else box for box, at in zip(boxes, p)]
+
+
+def official_tiny_movement(positions: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """New positions, each drawn uniformly from its :func:`official_tiny_boxes` box (at most 3 away, in order).
+
+    Raises:
+        BudgetError: A box is empty (two needles on neighbouring sentence ends at the text's end;
+            the official code fails there too).
+    """
+    boxes = official_tiny_boxes(positions, n)
+    if any(not box for box in boxes):
+        raise BudgetError(f"no period to move a needle to among {n} sentence ends (needles at {positions.tolist()})")
+    return np.asarray([box[int(rng.integers(len(box)))] for box in boxes], dtype=positions.dtype)
+
+
+def official_significant_movement(positions: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``k`` positions drawn uniformly without replacement from all ``n`` and sorted, the needles
+    keeping their order (``random.sample(period_positions, num_strings)`` then ``sort()`` in ``make_large_moving``)."""
+    return np.sort(rng.choice(n, size=len(positions), replace=False)).astype(positions.dtype)
 
 
 def far_distance(n_positions: int, k: int) -> int:
@@ -124,31 +229,41 @@ def reorder(order: tuple[int, ...], rng: np.random.Generator) -> tuple[int, ...]
 
 
 def noise_layouts(original: Layout, qa: SequentialQA, raw: str, noise_type: str,
-                  rng: np.random.Generator, variations: int = VARIATIONS) -> list[Layout]:
-    """``variations`` layouts of ``noise_type`` derived from ``original`` (see the module docstring).
+                  rng: np.random.Generator, variations: int = VARIATIONS,
+                  rules: NoiseRules = NoiseRules()) -> list[Layout]:
+    """``variations`` layouts of ``noise_type`` derived from ``original`` by ``rules`` (see the module docstring).
+
+    Generated semantic noise makes as many variations as :func:`generators.sequential_niah.semantic.noise_sets`
+    gives (three), whatever ``variations`` says.
 
     Raises:
-        BudgetError: A significant movement is impossible in this text.
+        BudgetError: A significant movement is impossible in this text, an official tiny-movement
+            box is empty, or no semantic noise can be generated for ``qa``.
         SpecError: Unknown ``noise_type``.
     """
     if noise_type not in NOISE_TYPES:
         raise SpecError(f"unknown noise type {noise_type!r}; valid: {', '.join(NOISE_TYPES)}")
-    if noise_type == "semantic-noise" and not qa.distractors:
+    if noise_type == "semantic-noise" and rules.semantic == "distractors" and not qa.distractors:
         return []
     all_bounds = sentence_boundaries(raw)
     bounds = all_bounds[: int(np.searchsorted(all_bounds, original.text_end, side="left"))]
     positions = positions_of(original.cuts, bounds)
+    if noise_type == "semantic-noise" and rules.semantic == "generated":
+        return [_with_sentences(original, bounds, positions, sentences, rng) for sentences in noise_sets(qa, rng)]
+    tiny = official_tiny_movement if rules.tiny == "official" else tiny_movement
+    significant = official_significant_movement if rules.significant == "official" else significant_movement
     draw: Callable[[], Layout] = {
-        "tiny-movement": lambda: _moved(original, bounds, tiny_movement(positions, len(bounds), rng)),
-        "significant-movement": lambda: _moved(original, bounds, significant_movement(positions, len(bounds), rng)),
-        "reorder": lambda: Layout(original.text_end, original.cuts, reorder(original.order, rng)),
+        "tiny-movement": lambda: _moved(original, bounds, tiny(positions, len(bounds), rng)),
+        "significant-movement": lambda: _moved(original, bounds, significant(positions, len(bounds), rng)),
+        "reorder": lambda: replace(original, order=reorder(original.order, rng)),
         "semantic-noise": lambda: _with_distractors(original, qa, bounds, positions, rng),
     }[noise_type]
+    official = {"tiny-movement": rules.tiny == "official", "significant-movement": rules.significant == "official"}
     seen = {original}
     layouts: list[Layout] = []
     for _ in range(variations):
         layout = draw()
-        for _ in range(ATTEMPTS):
+        for _ in range(0 if official.get(noise_type) else ATTEMPTS):
             if layout not in seen:
                 break
             layout = draw()
@@ -159,23 +274,31 @@ def noise_layouts(original: Layout, qa: SequentialQA, raw: str, noise_type: str,
 
 def variant_drafts(row: dict[str, Any], qa: SequentialQA, text: LongText, *, seed: int, tokens: TokenCounter,
                    types: Iterable[str] = NOISE_TYPES, variations: int = VARIATIONS,
-                   buckets: tuple[LengthBucket, ...] = LENGTH_BUCKETS) -> Iterator[Draft]:
+                   buckets: tuple[LengthBucket, ...] = LENGTH_BUCKETS,
+                   rules: NoiseRules = NoiseRules()) -> Iterator[Draft]:
     """Drafts of the noise variants of one original row, type by type, variation by variation.
 
-    The draws of a type come from ``rng_for(seed, "sequential-niah", "noise-<type>", original_id)``.
+    The draws of a type come from ``rng_for(seed, "sequential-niah", "noise-<type>", original_id)``;
+    the rules' own streams (``official-<type>`` for the official ones) keep needlework's draws
+    unchanged. A variant keeps its original's frame.
     """
     original = layout_of_row(row)
+    if rules.frames == "official":
+        original = replace(original, frame=official_frame(seed, row["id"], row["lang"]))
     bucket = bucket_named(row["length_bucket"], buckets)
     for noise_type in types:
-        rng = rng_for(seed, BENCHMARK, f"noise-{noise_type}", row["id"])
-        for v, layout in enumerate(noise_layouts(original, qa, text.text, noise_type, rng, variations), start=1):
+        official = {"tiny-movement": rules.tiny, "significant-movement": rules.significant,
+                    "semantic-noise": rules.semantic}.get(noise_type) in ("official", "generated")
+        rng = rng_for(seed, BENCHMARK, f"{'official-' if official else ''}noise-{noise_type}", row["id"])
+        layouts = noise_layouts(original, qa, text.text, noise_type, rng, variations, rules)
+        for v, layout in enumerate(layouts, start=1):
             yield make_draft(qa, text, layout, tokens, bucket=bucket, variant=f"{noise_type}/{v}", original_id=row["id"])
 
 
 def generate_noise(originals: Iterable[tuple[dict[str, Any], SequentialQA, LongText]], *, seed: int,
                    tokens: TokenCounter, types: Iterable[str] = NOISE_TYPES, variations: int = VARIATIONS,
                    buckets: tuple[LengthBucket, ...] = LENGTH_BUCKETS,
-                   on_error: OnError | None = None) -> Iterator[dict[str, Any]]:
+                   on_error: OnError | None = None, rules: NoiseRules = NoiseRules()) -> Iterator[dict[str, Any]]:
     """Noise rows of many original rows (each with its QA and raw text), encoded one ahead.
 
     Args:
@@ -187,6 +310,7 @@ def generate_noise(originals: Iterable[tuple[dict[str, Any], SequentialQA, LongT
         buckets: The buckets the rows' ``length_bucket`` names refer to.
         on_error: Receives ``(id, error)`` of a variant (or, for a type that cannot be drawn, of
             ``"<original id>/<type>"``) that cannot be built; ``None`` raises.
+        rules: Needlework's or the official noise rules (:class:`NoiseRules`).
     """
     types = tuple(types)
     unknown = [t for t in types if t not in NOISE_TYPES]
@@ -198,7 +322,7 @@ def generate_noise(originals: Iterable[tuple[dict[str, Any], SequentialQA, LongT
             for noise_type in types:
                 try:
                     yield from variant_drafts(row, qa, text, seed=seed, tokens=tokens, types=(noise_type,),
-                                              variations=variations, buckets=buckets)
+                                              variations=variations, buckets=buckets, rules=rules)
                 except BudgetError as err:
                     if on_error is None:
                         raise
@@ -208,7 +332,7 @@ def generate_noise(originals: Iterable[tuple[dict[str, Any], SequentialQA, LongT
 
 
 def _moved(original: Layout, bounds: np.ndarray, positions: np.ndarray) -> Layout:
-    return Layout(original.text_end, tuple(bounds[positions].tolist()), original.order)
+    return replace(original, cuts=tuple(bounds[positions].tolist()))
 
 
 def _with_distractors(original: Layout, qa: SequentialQA, bounds: np.ndarray, positions: np.ndarray,
@@ -220,7 +344,38 @@ def _with_distractors(original: Layout, qa: SequentialQA, bounds: np.ndarray, po
         raise BudgetError(f"no free sentence end for {count} distractors")
     at = np.sort(rng.choice(free, size=count, replace=False))
     noise = tuple((int(bounds[a]), qa.distractors[int(c)]) for a, c in zip(at.tolist(), chosen.tolist()))
-    return Layout(original.text_end, original.cuts, original.order, noise)
+    return replace(original, noise=noise)
+
+
+def official_noise_cuts(positions: np.ndarray, n: int, m: int, rng: np.random.Generator) -> list[int]:
+    """Sentence positions for ``m`` noise sentences by the official rule: ``m`` distinct segments of
+    the ``k + 1`` around the needles drawn uniformly, then in each a sentence end drawn uniformly
+    (``insert_needles_to_text_new`` / ``insert_after_random_period`` in
+    ``Sequential_NIAH_building_PPL_with_sem_noise.py``), never a needle's own; segments without a
+    free sentence end are left out of the draw. Returned in the order of the sentences.
+
+    Raises:
+        BudgetError: Fewer than ``m`` segments have a free sentence end.
+    """
+    p = [int(x) for x in positions]
+    edges = [-1, *p, n]
+    free = [[q for q in range(lo + 1, hi) if q not in p] for lo, hi in pairwise(edges)]
+    open_segments = [j for j, f in enumerate(free) if f]
+    if len(open_segments) < m:
+        raise BudgetError(f"{len(open_segments)} segments have a free sentence end, {m} noise sentences to place")
+    segments = rng.choice(len(open_segments), size=m, replace=False)
+    out = []
+    for j in segments.tolist():
+        choices = free[open_segments[j]]
+        out.append(choices[int(rng.integers(len(choices)))])
+    return out
+
+
+def _with_sentences(original: Layout, bounds: np.ndarray, positions: np.ndarray, sentences: tuple[str, ...],
+                    rng: np.random.Generator) -> Layout:
+    at = official_noise_cuts(positions, len(bounds), len(sentences), rng)
+    noise = sorted((int(bounds[a]), s) for a, s in zip(at, sentences))
+    return replace(original, noise=tuple(noise))
 
 
 def _pivot_room(p: list[int], n: int, j: int, far: int) -> bool:

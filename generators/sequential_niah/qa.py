@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from needlework.errors import SpecError
 from generators.sequential_niah.spec import LANGS, PIPELINES
+from needlework.errors import SpecError
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,12 @@ class SequentialQA:
             a look-alike subject, a step of another procedure): the semantic-noise variant (§5.3)
             inserts one or two, and judge data uses them as redundant items.
         source: Where the question came from (``"syn"``, ``"icews14"``, ``"world"``, a file label).
+        subject: Who or what the needles are about (the diary's author, the temporal question's
+            actor, the logical question's person, place or task), for the generated semantic noise
+            of the ``paper`` preset (:mod:`generators.sequential_niah.semantic`); ``""`` if unknown.
+        articles: Ids of the long-text source documents about the needles' entities (``world/<doc
+            id>`` of the world's articles): pairing never puts the QA into a long text made of one
+            of them, so that a needle's fact does not also stand in its haystack (issue 24).
     """
 
     qid: str
@@ -38,6 +44,8 @@ class SequentialQA:
     reference: str
     distractors: tuple[str, ...]
     source: str
+    subject: str = ""
+    articles: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.lang not in LANGS:

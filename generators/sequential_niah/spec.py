@@ -60,6 +60,24 @@ PROMPT_FRAMES: dict[str, tuple[str, str]] = {
 ``before + text_with_needles + between + question`` (Figure 1 / Figure 8, as in the authors'
 released examples ``NIAH_en.jsonl`` and ``NIAH_zh.jsonl``)."""
 
+OFFICIAL_PREFIXES: dict[str, tuple[str, ...]] = {
+    "en": ("Document: ", "Document: \n", "Document:", "Document:\n", ""),
+    "zh": ("文档：", "文档：\n", "文档:", "文档:\n", ""),
+}
+"""The official code's five openings before the text, word for word (miraclefish/Sequential-NIAH-Benchmark,
+``Sequential_NIAH_building_PPL.py``, ``build_data``: the document-first branch, the only one it takes,
+since ``random.choices([0, 1], weights=[0, 100])`` always picks it)."""
+
+OFFICIAL_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "en": ("Question: ", "Question: \n", "Question:", "Question:\n", "Please answer the question:\n"),
+    "zh": ("问题：", "问题：\n", "问题:", "问题:\n", "回答以下问题：\n"),
+}
+"""The official code's five headings of the question, word for word (same file and branch); the
+prompt is ``prefix + text_with_needles + "\n\n" + suffix + question``."""
+
+OFFICIAL_SEPARATOR = "\n\n"
+"""Between the text with needles and the question heading in the official prompt."""
+
 FULL_SPLIT_SIZES: dict[str, int] = {"train": 10_000, "dev": 2_000, "test": 2_000}
 """Table 2: 14,000 samples split 10,000 / 2,000 / 2,000."""
 

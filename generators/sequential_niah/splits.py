@@ -13,6 +13,10 @@ number of samples:
    before any twice: a bucket with fewer texts than QAs **reuses** texts, with different cuts
    because a sample's random draws are keyed by its QA (each pairing's ``reuse`` counts the
    earlier uses of its text; the report's ``reused`` counts the pairings with ``reuse > 0``).
+4. A QA never gets a text that states one of its needles already, or that is made of an article
+   about one of its needles' entities (:func:`fits_text`; the world is the source of both the
+   needles and, by default, the long texts): it takes the next text in the bucket's order that
+   fits (``text_moved``), and none fitting leaves it unpaired (``no_text``). Issue 24.
 
 **Splits** are stratified by ``(lang, length bucket, pipeline)``: the split sizes are the
 proportions of :data:`FULL_SPLIT_SIZES` (10,000 / 2,000 / 2,000) of the number of samples, by
@@ -24,16 +28,24 @@ size), so the proportions hold within one sample per stratum.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Hashable, Iterator, Mapping, Sequence, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
-from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.qa import SequentialQA
-from generators.sequential_niah.spec import BENCHMARK, FULL_SPLIT_SIZES, LANGS, PIPELINES, QA_SHARES, TEXT_SHARES
+from generators.sequential_niah.spec import (
+    BENCHMARK,
+    FULL_SPLIT_SIZES,
+    LANGS,
+    PIPELINES,
+    QA_SHARES,
+    TEXT_SHARES,
+)
 from generators.sequential_niah.texts import LongText
+from needlework.errors import SpecError
 
 K = TypeVar("K", bound=Hashable)
 SPLITS: tuple[str, ...] = tuple(FULL_SPLIT_SIZES)
@@ -71,6 +83,9 @@ class PairingReport:
         bucket_moved: ``(bucket, lang)`` -> samples its share lacked texts for (moved elsewhere).
         unpaired_qas: QAs of a language without any long text.
         reused: Pairings whose text was used before.
+        text_moved: Pairings that took a later text of the bucket's order because the text in turn
+            holds one of the QA's needles or an article about its entities (:func:`fits_text`).
+        no_text: QAs left unpaired because no text of their bucket fits them.
     """
 
     requested: int = 0
@@ -79,6 +94,8 @@ class PairingReport:
     bucket_moved: Counter = field(default_factory=Counter)
     unpaired_qas: int = 0
     reused: int = 0
+    text_moved: int = 0
+    no_text: int = 0
 
 
 def scaled_counts(shares: Mapping[K, int], total: int) -> dict[K, int]:
@@ -258,10 +275,32 @@ def _pair_language(lang: str, chosen: list[SequentialQA], texts_by: Mapping[tupl
         pool = sorted(texts_by[(bucket, lang)], key=lambda t: t.text_id)
         rng = rng_for(seed, BENCHMARK, "pairing", f"texts/{bucket}/{lang}")
         order = rng.permutation(len(pool)).tolist()
+        uses: Counter = Counter()
         for i, qa in enumerate(dealt[bucket]):
-            text = pool[order[i % len(pool)]]
-            out.append(Pairing(qa.qid, text.text_id, lang, qa.pipeline, bucket, i // len(pool)))
+            at = next((j for j in range(len(pool)) if fits_text(qa, pool[order[(i + j) % len(pool)]])), None)
+            if at is None:
+                report.no_text += 1
+                continue
+            text = pool[order[(i + at) % len(pool)]]
+            report.text_moved += at > 0
+            out.append(Pairing(qa.qid, text.text_id, lang, qa.pipeline, bucket, uses[text.text_id]))
+            uses[text.text_id] += 1
     return out
+
+
+def stated_sentences(qa: SequentialQA) -> tuple[str, ...]:
+    """What must occur in a sample's input only where it is inserted: the needles, and each answer
+    that is a sentence of its own (one its needle does not contain, e.g. a temporal answer
+    ``February 1, 2006: ...``; a name or a step its needle states is checked through the needle)."""
+    return (*qa.needles, *(a for a, n in zip(qa.answers, qa.needles) if a not in n))
+
+
+def fits_text(qa: SequentialQA, text: LongText) -> bool:
+    """Whether ``text`` may hold ``qa``'s needles (issue 24): it is made of none of the articles about
+    the needles' entities (``qa.articles``) and contains none of :func:`stated_sentences`."""
+    if qa.articles and not set(qa.articles).isdisjoint(text.parts):
+        return False
+    return not any(s in text.text for s in stated_sentences(qa))
 
 
 def _controlled_rounding(rows: Sequence[int], weights: Sequence[int], columns: Sequence[int]) -> list[list[int]]:

@@ -216,7 +216,7 @@ def synthetic_qa(spec: SyntheticSpec, pool: NamePool, *, seed: int, index: int) 
     reference = "\n".join([head, *(f"- {a}" for a in answers)])
     distractors = _distractors(spec, pool, name, label_template, first, last, whole, events[k:], set(days), rng)
     return SequentialQA(f"{PIPELINE}/{lang}/{index:06d}", lang, PIPELINE, _capitalize(question), answers, needles,
-                        ordered, reference, distractors, SOURCE)
+                        ordered, reference, distractors, SOURCE, subject=name)
 
 
 def _distractors(spec: SyntheticSpec, pool: NamePool, name: str, label_template: str, first: date, last: date,

@@ -276,7 +276,7 @@ def tkg_qa(index: TemporalIndex, pair: tuple[str, str], spec: TkgSpec, *, seed: 
     question = _pick(QUESTIONS[lang][ordered], rng).format(a=a, b=b, period=period)
     reference = "\n".join([REFERENCES[lang].format(a=a, b=b, period=period), *(f"- {x}" for x in answers)])
     return SequentialQA(f"{PIPELINE}/{lang}/{spec.source}/{number:06d}", lang, PIPELINE, question[:1].upper() + question[1:],
-                        answers, needles, ordered, reference, distractors, spec.source)
+                        answers, needles, ordered, reference, distractors, spec.source, subject=a)
 
 
 def _distractor_quads(index: TemporalIndex, pair: tuple[str, str], by_day: dict[str, list[Quad]], days: list[str],

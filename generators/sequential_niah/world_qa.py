@@ -20,7 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from generators.sequential_niah.spec import BENCHMARK, LANGS, NEEDLE_COUNT_RANGE
 from generators.sequential_niah.synthetic import SyntheticSpec, synthetic_qas
 from generators.sequential_niah.tkg import canonical_event, pick_period, pick_window, render_sentence
 from generators.world.model import World
+from generators.world.spec import doc_id
 
 SOURCE = "world"
 LIFE_PREDICATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -131,6 +132,8 @@ class Happening(NamedTuple):
     relation: str
     phrasings: tuple[str, ...]
     """Predicates with the object filled in; the first is canonical."""
+    entities: tuple[int, ...] = ()
+    """The world entities it names (subject, then object if any): their articles state it too."""
 
 
 def world_person_names(world: World, lang: str) -> tuple[str, ...]:
@@ -138,21 +141,30 @@ def world_person_names(world: World, lang: str) -> tuple[str, ...]:
     return tuple(world.name(e.id, lang) for e in world.entities if e.type == "person" and e.twin_of is None)
 
 
+def world_articles(entities: Iterable[int], lang: str) -> tuple[str, ...]:
+    """The long-text ids of the ``lang`` articles of ``entities`` (``world/<doc id>``, as
+    :func:`builders.sources.long_texts.read_long_texts` names the world's articles), sorted, once each."""
+    return tuple(f"{SOURCE}/{d}" for d in sorted({doc_id(e, lang) for e in entities}))
+
+
 def world_synthetic_qas(world: World, spec: SyntheticSpec, *, seed: int) -> list[SequentialQA]:
-    """Synthetic-temporal QAs whose diary authors are the world's people."""
-    return synthetic_qas(spec, seed=seed, names=world_person_names(world, spec.lang))
+    """Synthetic-temporal QAs whose diary authors are the world's people (each QA avoids its author's article)."""
+    qas = synthetic_qas(spec, seed=seed, names=world_person_names(world, spec.lang))
+    people = {world.name(e.id, spec.lang): e.id for e in world.entities if e.type == "person" and e.twin_of is None}
+    return [replace(q, articles=world_articles((people[q.subject],), spec.lang)) if q.subject in people else q for q in qas]
 
 
 def _life(world: World, subject: int, relation: str, obj: int | None, time: str, lang: str) -> Happening:
     table = DIED_NOWHERE if obj is None else LIFE_PREDICATES[relation]
     index = LANGS.index(lang)
     o = "" if obj is None else world.name(obj, lang)
-    return Happening(time, world.name(subject, lang), relation, tuple(p.format(o=o) for p in table[index]))
+    return Happening(time, world.name(subject, lang), relation, tuple(p.format(o=o) for p in table[index]),
+                     (subject,) if obj is None else (subject, obj))
 
 
 def _interaction(world: World, subject: int, relation: str, obj: int, time: str, lang: str) -> Happening:
     return Happening(time, world.name(subject, lang), relation,
-                     tuple(p.format(o=world.name(obj, lang)) for p in predicates(relation, lang)))
+                     tuple(p.format(o=world.name(obj, lang)) for p in predicates(relation, lang)), (subject, obj))
 
 
 class _Timelines:
@@ -215,7 +227,8 @@ def _timeline_qa(kind: str, subject: int, tl: _Timelines, world: World, spec: Wo
     question = QUESTIONS[kind][lang][ordered][int(rng.integers(len(QUESTIONS[kind][lang][ordered])))]
     reference = "\n".join([REFERENCES[kind][lang].format(a=name, period=period), *(f"- {a}" for a in answers)])
     return SequentialQA(f"real-temporal/{lang}/{SOURCE}/{number:06d}", lang, "real-temporal",
-                        question.format(a=name, period=period), answers, needles, ordered, reference, distractors, SOURCE)
+                        question.format(a=name, period=period), answers, needles, ordered, reference, distractors, SOURCE,
+                        subject=name, articles=world_articles((subject, *(e for h in window for e in h.entities)), lang))
 
 
 def _pick_distractors(pools: list[list[Happening]], n: int, needles: tuple[str, ...], lang: str,
@@ -261,6 +274,16 @@ def _career_questions(world: World, lang: str, tl: _Timelines) -> list[OrderedQu
     return out
 
 
+def _career_qa(world: World, question: OrderedQuestion, careers: list[OrderedQuestion], spec: LogicalSpec,
+               tl: _Timelines, seed: int) -> SequentialQA:
+    """The career-path QA of ``question`` (key ``career/<person>``), about the person, avoiding the
+    articles of the person and of every place, organization and work its steps name."""
+    person = int(question.key.split("/", 1)[1])
+    named = (person, *(e for h in tl.life[person] if h.relation in CAREER_STEPS for e in h.entities))
+    qa = logical_qa(question, careers, spec, seed=seed)
+    return replace(qa, subject=world.name(person, question.lang), articles=world_articles(named, question.lang))
+
+
 class _Places:
     """Where each place is (``located_in``) and what lies in each place, twins left out."""
 
@@ -294,7 +317,8 @@ def _chain_qa(world: World, places: _Places, entity: int, relation: str, city: i
     question = words["question"].format(a=n(entity), where=words[how])
     reference = "\n".join([words["reference"], *(f"- {a}" for a in answers)])
     return SequentialQA(f"real-logical/{lang}/{SOURCE}/chain/{entity}", lang, "real-logical", question, answers, needles,
-                        True, reference, tuple(pool[int(i)] for i in picks), SOURCE)
+                        True, reference, tuple(pool[int(i)] for i in picks), SOURCE, subject=n(entity),
+                        articles=world_articles((entity, city, country, continent), lang))
 
 
 def world_logical_qas(world: World, lang: str, spec: LogicalSpec, *, seed: int, chains: int = 200) -> list[SequentialQA]:
@@ -309,7 +333,7 @@ def world_logical_qas(world: World, lang: str, spec: LogicalSpec, *, seed: int, 
     tl = _Timelines(world, lang)
     careers = [q for q in _career_questions(world, lang, tl) if spec.min_needles <= len(q.items) <= spec.max_needles]
     numbered = replace(spec, numbered_share=1.0)
-    out = [logical_qa(q, careers, numbered, seed=seed) for q in careers]
+    out = [_career_qa(world, q, careers, numbered, tl, seed) for q in careers]
     if not spec.min_needles <= 3 <= spec.max_needles:
         return out
     places = _Places(world)
