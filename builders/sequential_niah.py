@@ -3,7 +3,7 @@ samples in train/dev/test, noise variants of test samples, and judge-training da
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +22,12 @@ from builders.sources.long_texts import read_long_texts
 from builders.sources.ordered_qa import read_ordered_questions
 from needlework.errors import SpecError
 from generators.seeding import rng_for
-from generators.sequential_niah.assemble import generate_samples
+from generators.sequential_niah.assemble import FRAMES, check_stated_once, generate_samples
 from generators.sequential_niah.judge import JudgeSpec, build_judge_sets
 from generators.sequential_niah.logical import LogicalSpec, logical_qas
-from generators.sequential_niah.noise import NOISE_TYPES, generate_noise
+from generators.sequential_niah.noise import (
+    NOISE_TYPES, SEMANTIC_RULES, SIGNIFICANT_RULES, TINY_RULES, NoiseRules, generate_noise,
+)
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.spec import BENCHMARK, LANGS, PAPER_BUCKETS, QA_SHARES
 from generators.sequential_niah.splits import assign_splits, pair_texts, paired, scaled_counts
@@ -44,6 +46,33 @@ WORLD = "world"
 SPLITS = ("train", "dev", "test")
 QA_MARGIN = 1.25
 """QAs drawn per (pipeline, language) beyond the samples they feed, so pairing can choose."""
+PRESETS: tuple[str, ...] = ("", "paper")
+"""``""``: needlework's choices. ``paper``: the official code's (:data:`PAPER_VALUES`)."""
+PAPER_TOKENIZER = "cl100k_base"
+"""The GPT-4 tokenizer the official code measures every prompt with (``tiktoken.encoding_for_model("gpt-4")``)."""
+PAPER_VALUES: dict[str, str] = {"tokenizer": PAPER_TOKENIZER, "frames": "official", "tiny_rule": "official",
+                                "significant_rule": "official", "semantic_rule": "generated"}
+"""The option values the ``paper`` preset sets (each only where the option is left at its default)."""
+OFFICIAL_FILES: tuple[str, ...] = (
+    "Sequential_NIAH_building_PPL.py",
+    "Sequential_NIAH_building_PPL_with_noise.py",
+    "Sequential_NIAH_building_PPL_with_sem_noise.py",
+)
+"""The files of miraclefish/Sequential-NIAH-Benchmark the preset follows."""
+PRESET_DEPARTURES: tuple[str, ...] = (
+    ("a length bucket bounds the whole prompt, counted by cl100k_base; the official code records the prompt's "
+     "cl100k length and buckets the long texts before the needles go in"),
+    ("needles go at sentence ends (., 。, ! ? and their kin, or a paragraph break); the official code cuts after '.' "
+     "or '。' only, and needs more than 80 of them"),
+    ("tiny movement: an earlier split of two neighbouring boxes stands when the next needle splits the box again "
+     "(check_moving_idx_box rebuilds it from prev - 3, which can let two needles cross)"),
+    ("semantic noise is composed from the sample's needles and subject with templates (the official code asks "
+     "DeepSeek-V3); real-temporal samples get the synthetic kinds (near name and date, irrelevant protagonist) "
+     "instead of the official events of entity A / B with a third entity C; a QA without a subject gets none"),
+    ("a semantic-noise sentence never sits at a needle's own sentence end, and a segment without a free sentence "
+     "end is left out of the draw"),
+)
+"""Where the ``paper`` preset still differs from the official code (the manifest and the card record them)."""
 
 NEEDLE = {"text": datasets.Value("string"), "answer_index": datasets.Value("int32"),
           "char_offset": datasets.Value("int64"), "token_offset": datasets.Value("int64"),
@@ -100,7 +129,13 @@ class SequentialNiahBuild:
         judge_train, judge_test: Judge-data candidates (Table 3: 6,000 and 1,960).
         world_docs: Articles per language of the world when a source is ``world``.
         seed: Build seed.
-        tokenizer: Tokenizer spec that counts every length.
+        tokenizer: Tokenizer spec that counts every length (the ``paper`` preset: ``cl100k_base``).
+        preset: ``""`` (needlework's choices) or ``paper``: every option of :data:`PAPER_VALUES`
+            left at its default takes the official code's value; the manifest's ``preset`` records them.
+        frames: ``fixed`` (one frame per language) or ``official`` (5 x 5 prefix/heading pairs, drawn per sample).
+        tiny_rule: ``two-sentences`` or ``official`` (boxes of 3 periods either way).
+        significant_rule: ``half-gap`` or ``official`` (all positions drawn again, order kept).
+        semantic_rule: ``distractors`` (stored near misses) or ``generated`` (the official kinds).
     """
 
     size: int = option(14_000, "Samples in train + dev + test (split 10:2:2, the paper's 10,000 / 2,000 / 2,000).")
@@ -121,9 +156,32 @@ class SequentialNiahBuild:
     judge_test: int = option(1_960, "Judge-test candidate answers.")
     world_docs: int = option(600, "Synthetic-world articles per language.")
     seed: int = option(0, "Build seed.")
-    tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec that counts every length.")
+    tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec that counts every length (paper preset: cl100k_base, "
+                                               "the official code's GPT-4 tokenizer).")
+    preset: str = option("", "'' (needlework's choices) or paper: the official code's tokenizer (cl100k_base), prompt "
+                             "frames and noise rules, for options left at their defaults.")
+    frames: str = option("fixed", "Prompt frames: fixed (one per language) or official (the official code's 5 x 5 "
+                                  "prefix/question-heading variants, drawn per sample; paper preset).")
+    tiny_rule: str = option("two-sentences", "Tiny movement: two-sentences (each needle 1-2 sentences either way) or "
+                                             "official (a box of 3 periods either way; paper preset).")
+    significant_rule: str = option("half-gap", "Significant movement: half-gap (each needle at least half the mean gap) "
+                                               "or official (all positions drawn again uniformly, order kept; paper preset).")
+    semantic_rule: str = option("distractors", "Semantic noise: distractors (the QA's stored near misses) or generated "
+                                               "(near-name/near-date and irrelevant sentences, the official kinds; paper preset).")
 
     def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise SpecError(f"preset must be one of {', '.join(repr(p) for p in PRESETS)}; got {self.preset!r}")
+        if self.preset:
+            defaults = {f.name: f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+                        for f in fields(self)}
+            for name, value in PAPER_VALUES.items():
+                if getattr(self, name) == defaults[name]:
+                    object.__setattr__(self, name, value)
+        for name, allowed in (("frames", FRAMES), ("tiny_rule", TINY_RULES), ("significant_rule", SIGNIFICANT_RULES),
+                              ("semantic_rule", SEMANTIC_RULES)):
+            if getattr(self, name) not in allowed:
+                raise SpecError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         if not self.langs or not set(self.langs) <= set(LANGS) or len(set(self.langs)) != len(self.langs):
             raise SpecError(f"langs must be distinct values from {', '.join(LANGS)}; got {', '.join(self.langs) or '(none)'}")
         for name in self.buckets:
@@ -135,6 +193,19 @@ class SequentialNiahBuild:
             parse_unit(self.tkg_time_unit)
         if self.tkg_start:
             parse_start(self.tkg_start)
+
+    def noise_rules(self) -> NoiseRules:
+        """The noise rules of the build (and the frames its variants keep)."""
+        return NoiseRules(self.tiny_rule, self.significant_rule, self.semantic_rule, self.frames)
+
+    def preset_record(self) -> dict[str, Any]:
+        """What the manifest records of the preset: its name, every value it governs, the official
+        files and the departures (empty without a preset)."""
+        if not self.preset:
+            return {}
+        values = {name: getattr(self, name) for name in PAPER_VALUES}
+        return {"name": self.preset, "values": values, "source_of_truth": "miraclefish/Sequential-NIAH-Benchmark",
+                "official_files": list(OFFICIAL_FILES), "departures": list(PRESET_DEPARTURES)}
 
     def texts_source(self, lang: str) -> str:
         """The long-text source of a language."""
@@ -248,8 +319,11 @@ def build(spec: SequentialNiahBuild, out: Path, *, tokens: TokenCounter | None =
                              seed=spec.seed)
     skipped: dict[str, str] = {}
     manifest = base_manifest(BENCHMARK, spec, tokens, inputs) | facts
+    if spec.preset:
+        manifest["preset"] = spec.preset_record()
     manifest["pairing"] = {"requested": pairing_report.requested, "paired": pairing_report.paired,
-                           "texts_reused": pairing_report.reused}
+                           "texts_reused": pairing_report.reused, "text_moved": pairing_report.text_moved,
+                           "no_text": pairing_report.no_text}
     rows: dict[str, int] = {}
     qa_by = {q.qid: q for q in qas}
     text_by = {t.text_id: t for t in texts}
@@ -257,9 +331,11 @@ def build(spec: SequentialNiahBuild, out: Path, *, tokens: TokenCounter | None =
         release.declare("default", FEATURES)
         test_rows: list[tuple[dict[str, Any], SequentialQA, LongText]] = []
         samples = generate_samples(paired(pairings, qas, texts), seed=spec.seed, tokens=tokens, buckets=buckets,
-                                   on_error=lambda sample, err: skipped.__setitem__(sample, str(err)))
+                                   on_error=lambda sample, err: skipped.__setitem__(sample, str(err)),
+                                   frames=spec.frames)
         for row in tqdm(samples, total=len(pairings), desc="samples", disable=not progress, unit="row"):
             pairing = by_sample[row["id"]]
+            check_stated_once(row, qa_by[pairing.qid])
             split = split_of[row["id"]]
             release.write("default", split, row)
             rows[f"default/{split}"] = rows.get(f"default/{split}", 0) + 1
@@ -270,8 +346,10 @@ def build(spec: SequentialNiahBuild, out: Path, *, tokens: TokenCounter | None =
             config = f"noise-{noise_type}"
             release.declare(config, FEATURES)
             variants = generate_noise(chosen, seed=spec.seed, tokens=tokens, types=(noise_type,), buckets=buckets,
-                                      on_error=lambda sample, err: skipped.__setitem__(sample, str(err)))
+                                      on_error=lambda sample, err: skipped.__setitem__(sample, str(err)),
+                                      rules=spec.noise_rules())
             for row in tqdm(variants, desc=config, disable=not progress, unit="row"):
+                check_stated_once(row, qa_by[row["qid"]])
                 release.write(config, "test", row)
                 rows[f"{config}/test"] = rows.get(f"{config}/test", 0) + 1
         release.declare("texts", TEXT_FEATURES)

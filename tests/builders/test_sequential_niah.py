@@ -24,13 +24,19 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from builders.sequential_niah import SequentialNiahBuild, build, read_questions
+from builders.sequential_niah import SequentialNiahBuild, build, demo_spec, read_questions
+from generators.sequential_niah.logical import LogicalSpec
+from generators.sequential_niah.world_qa import world_logical_qas
+from generators.world.spec import WorldSpec
+from generators.world.tables import corpus_rows, generate_world
 from needlework.errors import InputError, NeedleworkError, SpecError
 from generators.sequential_niah.assemble import layout_of_row, rebuild_row, sentence_boundaries
 from generators.sequential_niah.judge import GROUPS
 from generators.sequential_niah.noise import NOISE_TYPES, VARIATIONS, far_distance
 from generators.sequential_niah.qa import SequentialQA
-from generators.sequential_niah.spec import FULL_SPLIT_SIZES, LENGTH_BUCKETS, PIPELINES, PROMPT_FRAMES
+from generators.sequential_niah.spec import (
+    FULL_SPLIT_SIZES, LENGTH_BUCKETS, OFFICIAL_PREFIXES, OFFICIAL_SUFFIXES, PIPELINES, PROMPT_FRAMES,
+)
 from generators.sequential_niah.texts import LongText
 from needlework.tokenizers import load_tokenizer
 
@@ -490,3 +496,139 @@ def test_the_demo_has_a_bucket_an_8k_window_takes(demo):
     short = frame.filter(pl.col("length_bucket") == "4k-7k")
     assert short.height >= 4 and short["n_tokens"].max() < 8_192 - 1_024
     assert set(frame["length_bucket"]) == {"4k-7k", "8k-16k"}
+
+
+# --- issue 24: needle uniqueness and the paper preset --------------------------------------------
+
+
+def _rows(folder: Path, config: str) -> list[dict]:
+    return pl.read_parquet(sorted((folder / config).glob("*.parquet"))).to_dicts()
+
+
+@pytest.fixture(scope="module")
+def demo_size(tmp_path_factory):
+    """The demo's Sequential-NIAH build (world needles and world long texts), built alone."""
+    spec = demo_spec(0, "qwen2.5")
+    out = tmp_path_factory.mktemp("demo-size") / "sequential-niah"
+    build(spec, out, progress=False)
+    return spec, out
+
+
+def test_every_needle_occurs_exactly_once_in_every_row_of_a_demo_size_build(demo_size):
+    """Issue 24: with the world as the source of both needles and long texts, a needle's own sentence
+    could stand in its haystack too. Every row of every sample config: each needle exactly once."""
+    _, out = demo_size
+    checked = 0
+    for config in ("default", *NOISE_CONFIGS):
+        for row in _rows(out, config):
+            for n in row["needles"]:
+                assert row["input"].count(n["text"]) == 1, (config, row["id"], n["answer_index"])
+            checked += 1
+    assert checked == 60 + 4 * 4 * VARIATIONS
+
+
+def test_no_sample_of_a_demo_size_build_uses_an_article_about_its_needles_entities(demo_size):
+    """The pairing excludes the articles of the needles' entities from each sample's long text."""
+    spec, out = demo_size
+    qas = {q.qid: q for q in read_questions(spec, {})}
+    parts = {r["text_id"]: set(r["parts"]) for r in _rows(out, "texts")}
+    with_articles = 0
+    for row in _rows(out, "default"):
+        articles = set(qas[row["qid"]].articles)
+        with_articles += bool(articles)
+        assert not articles & parts[row["text_id"]], row["id"]
+    assert with_articles == 60  # every world QA names the articles of its entities
+
+
+def test_a_chain_question_avoids_the_articles_of_its_subject_city_country_and_continent():
+    """The issue's example is a containment chain (``real-logical/zh/world/chain/146``): its needles
+    state facts the articles of the subject, the city, the country and the continent state too."""
+    world = generate_world(WorldSpec(docs=300, langs=("zh",), questions=0), 0)[0]
+    titles = {f"world/{row['doc_id']}": row["title"] for row, _ in corpus_rows(world)}
+    chains = [q for q in world_logical_qas(world, "zh", LogicalSpec(), seed=0) if "/chain/" in q.qid]
+    assert chains
+    for qa in chains:
+        assert {titles[a] for a in qa.articles} == {qa.subject, *qa.answers}
+
+
+@pytest.fixture(scope="module")
+def paper(tmp_path_factory):
+    """A small build under ``--preset paper`` (world sources, the demo's buckets)."""
+    spec = SequentialNiahBuild(size=40, buckets=("4k-7k", "8k-16k"), noise_samples=6, judge_train=20, judge_test=10,
+                               world_docs=400, preset="paper")
+    out = tmp_path_factory.mktemp("paper") / "sequential-niah"
+    build(spec, out, progress=False)
+    return spec, out
+
+
+def test_the_paper_preset_sets_the_official_values_and_records_them(paper):
+    """Official: cl100k (GPT-4) lengths, the 5 x 5 frames, the official noise rules; the manifest's
+    ``preset`` records every value, the official files and the departures."""
+    spec, out = paper
+    assert (spec.tokenizer, spec.frames, spec.tiny_rule, spec.significant_rule, spec.semantic_rule) == (
+        "cl100k_base", "official", "official", "official", "generated")
+    record = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["preset"]
+    assert record["name"] == "paper" and record["values"] == {
+        "tokenizer": "cl100k_base", "frames": "official", "tiny_rule": "official", "significant_rule": "official",
+        "semantic_rule": "generated"}
+    assert record["official_files"] == ["Sequential_NIAH_building_PPL.py", "Sequential_NIAH_building_PPL_with_noise.py",
+                                        "Sequential_NIAH_building_PPL_with_sem_noise.py"] and record["departures"]
+    kept = SequentialNiahBuild(preset="paper", tokenizer="o200k_base", semantic_rule="distractors")
+    assert (kept.tokenizer, kept.frames) == ("o200k_base", "official")  # an option given keeps its value
+    assert kept.semantic_rule == "generated"  # a value equal to the default counts as left at it (as NeedleBench's preset)
+    assert SequentialNiahBuild().preset_record() == {}
+    with pytest.raises(SpecError, match="preset"):
+        SequentialNiahBuild(preset="papers")
+    with pytest.raises(SpecError, match="tiny_rule"):
+        SequentialNiahBuild(tiny_rule="three")
+
+
+def test_paper_rows_are_cl100k_measured_in_official_frames(paper):
+    """Every prompt's cl100k count is its ``n_tokens``, inside its bucket; each prompt opens with one
+    of the official prefixes and ends with ``"\\n\\n" + heading + question`` (build_data)."""
+    _, out = paper
+    cl100k = load_tokenizer("cl100k_base")
+    frames = Counter()
+    for config in ("default", *NOISE_CONFIGS):
+        for row in _rows(out, config):
+            assert row["n_tokens"] == len(cl100k.encode(row["input"]))
+            assert BUCKETS[row["length_bucket"]].low <= row["n_tokens"] < BUCKETS[row["length_bucket"]].high
+            heading = row["input"][: -len(row["question"])].rsplit("\n\n", 1)[1]
+            assert heading in OFFICIAL_SUFFIXES[row["lang"]], row["id"]
+            assert any(row["input"].startswith(p) for p in OFFICIAL_PREFIXES[row["lang"]])
+            for n in row["needles"]:
+                assert row["input"].count(n["text"]) == 1
+            frames[(row["lang"], heading)] += config == "default"
+    assert len(frames) >= 6  # frames vary from sample to sample
+
+
+def test_paper_noise_variants_follow_the_official_rules(paper):
+    """Tiny movement: each needle within 3 sentence ends (check_moving_idx_box); significant movement:
+    order kept (make_large_moving); semantic noise: generated sentences, 1, 1 and 2 for temporal
+    samples, 1 each for logical ones (gen_syn_semantic_noise, gen_open_semantic_noise)."""
+    _, out = paper
+    originals = {r["id"]: r for r in _rows(out, "default")}
+    raw = {r["text_id"]: r["text"] for r in _rows(out, "texts")}
+    for row in _rows(out, "noise-tiny-movement"):
+        original = originals[row["original_id"]]
+        old, new = positions(original, raw[row["text_id"]]), positions(row, raw[row["text_id"]])
+        assert all(abs(new[a] - old[a]) <= 3 for a in old) and text_order(row) == text_order(original)
+    for row in _rows(out, "noise-significant-movement"):
+        original = originals[row["original_id"]]
+        assert text_order(row) == text_order(original)
+        assert row["cuts"] == sorted(set(row["cuts"]))
+    by_original: dict[str, list[dict]] = defaultdict(list)
+    for row in _rows(out, "noise-semantic-noise"):
+        by_original[row["original_id"]].append(row)
+    assert by_original
+    for original_id, rows in by_original.items():
+        rows.sort(key=lambda r: r["variant"])
+        sizes = [len(r["distractors"]) for r in rows]
+        texts = [[d["text"] for d in r["distractors"]] for r in rows]
+        if originals[original_id]["pipeline"] == "real-logical":
+            assert sizes == [1, 1, 1] and len({t[0] for t in texts}) == 3
+        else:
+            assert sizes == [1, 1, 2] and texts[2] == sorted(texts[0] + texts[1], key=texts[2].index)
+            assert set(texts[2]) == set(texts[0] + texts[1])
+        for r in rows:
+            assert not {d["text"] for d in r["distractors"]} & set(r["answers"])
