@@ -10,7 +10,10 @@ Every value comes from the paper or the authors' code (Graph-COM/HaystackCraft),
   ``retrievers/qwen.py``, ``retrievers/ppr.py``: ``k=2560``);
 - ``bm25_analyzer = lucene``: the paper's BM25 is Pyserini's Lucene index (``retrievers/bm25.py``),
   whose English analyzer stems and drops stop words;
-- ``dense_query_instruction``: ``retrievers/qwen.py`` ``get_detailed_instruct``'s task description;
+- ``dense_query_instruction = auto``: ``retrievers/qwen.py`` ``get_detailed_instruct``'s task description
+  (:data:`PAPER_DENSE_INSTRUCTION`) before each query of the paper's Qwen3-Embedding; ``auto`` gives it to
+  Qwen3-Embedding models and leaves another ``--dense-model`` (the offline MiniLM) its own prompt, since
+  an instruction that model was never trained with would only add noise to its queries;
 - ``no_context = True``: Appendix G's no-context condition is built beside the haystacks.
 
 The retrieval values apply only when the build spec has those fields (they belong to the retrieval
@@ -38,7 +41,7 @@ PAPER_VALUES: dict[str, Any] = {
     "top_k": PAPER_TOP_K,
     "no_context": True,
     "bm25_analyzer": "lucene",
-    "dense_query_instruction": PAPER_DENSE_INSTRUCTION,
+    "dense_query_instruction": "auto",
 }
 """Every option the ``paper`` preset sets, by build-spec field name (see the module docstring)."""
 OFFICIAL_FILES: tuple[str, ...] = (
