@@ -67,7 +67,7 @@ PRESET_DEPARTURES: tuple[str, ...] = (
     ("tiny movement: an earlier split of two neighbouring boxes stands when the next needle splits the box again "
      "(check_moving_idx_box rebuilds it from prev - 3, which can let two needles cross)"),
     ("semantic noise is composed from the sample's needles and subject with templates (the official code asks "
-     "DeepSeek-V3); real-temporal samples get the synthetic kinds (near name and date, irrelevant protagonist) "
+     "DeepSeek-V3); real-temporal samples get a near-name/near-date sentence and a sentence about the subject "
      "instead of the official events of entity A / B with a third entity C; a QA without a subject gets none"),
     ("a semantic-noise sentence never sits at a needle's own sentence end, and a segment without a free sentence "
      "end is left out of the draw"),

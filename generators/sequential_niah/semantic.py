@@ -20,11 +20,13 @@ No LLM here: the sentences are composed from the sample's own needles and subjec
 among those naming the subject and a date, with the subject's given name replaced
 (:func:`look_alike`), the date moved by 1 to :data:`NEAR_DAYS` days to a day no needle has,
 written in the same format (:func:`find_date`), and, for a synthetic diary, the event replaced by
-a new one of the diary's templates. Departures, recorded in the card: real-temporal samples get the
-synthetic kinds (a near sentence, then an irrelevant one; the official A-C / B-C events need a
-knowledge of real entities, and this build's real-temporal questions follow one actor, for whom
+a new one of the diary's templates. Departures, recorded in the card: real-temporal samples get a
+near sentence and then a topic sentence about the subject (:data:`TOPIC_TEMPLATES`, as the logical
+ones: the subject may be a country or an organization), not the official A-C / B-C events, which
+need a knowledge of real entities (and this build's world questions follow one actor, for whom
 another event in the period would be an answer); a real-temporal near sentence keeps the needle's
-event (only the name and date change, so it still answers nothing).
+event (only the name and date change, so it still answers nothing). A name in Latin script
+(ICEWS entities in Chinese needles) takes the English look-alike rule.
 """
 
 from __future__ import annotations
@@ -102,8 +104,9 @@ TOPIC_TEMPLATES: dict[str, tuple[str, ...]] = {
 def noise_sets(qa: SequentialQA, rng: np.random.Generator) -> list[tuple[str, ...]]:
     """The official variations of ``qa``: the noise sentences of each, in order (see the module docstring).
 
-    Temporal pipelines: ``[near]``, ``[irrelevant]``, ``[near, irrelevant]``; real-logical: three
-    different topic sentences, one per variation.
+    Temporal pipelines: ``[near]``, ``[other]``, ``[near, other]``, where ``other`` is an irrelevant
+    sentence about the protagonist (synthetic) or a topic sentence about the subject (real-temporal);
+    real-logical: three different topic sentences, one per variation.
 
     Raises:
         BudgetError: ``qa`` has no subject, or no needle names its subject with a date (a near
@@ -111,12 +114,16 @@ def noise_sets(qa: SequentialQA, rng: np.random.Generator) -> list[tuple[str, ..
     """
     if not qa.subject:
         raise BudgetError(f"{qa.qid}: no subject recorded, so no semantic noise can be generated about it")
+    topics = TOPIC_TEMPLATES[qa.lang]
     if qa.pipeline == "real-logical":
-        picks = rng.choice(len(TOPIC_TEMPLATES[qa.lang]), size=3, replace=False)
-        return [(TOPIC_TEMPLATES[qa.lang][int(i)].format(subject=qa.subject),) for i in picks]
+        picks = rng.choice(len(topics), size=3, replace=False)
+        return [(topics[int(i)].format(subject=qa.subject),) for i in picks]
     near = near_sentence(qa, rng)
-    irrelevant = irrelevant_sentence(qa.subject, qa.lang, rng)
-    return [(near,), (irrelevant,), (near, irrelevant)]
+    if qa.pipeline == "synthetic-temporal":
+        other = irrelevant_sentence(qa.subject, qa.lang, rng)
+    else:
+        other = topics[int(rng.integers(len(topics)))].format(subject=qa.subject)
+    return [(near,), (other,), (near, other)]
 
 
 def irrelevant_sentence(name: str, lang: str, rng: np.random.Generator) -> str:
@@ -147,10 +154,12 @@ def near_sentence(qa: SequentialQA, rng: np.random.Generator) -> str:
 def look_alike(name: str, lang: str, rng: np.random.Generator) -> str:
     """``name`` with the same surname and another given name (official ``syn`` requirement 1).
 
-    English: the last word is the surname (a one-word name is all surname and gets a given name
-    before it); Chinese: the first character, or the part after ``·``, is the surname and the given
-    name becomes one or two characters of :data:`GIVEN_NAMES`.
+    English (and any name without Chinese characters): the last word is the surname (a one-word
+    name is all surname and gets a given name before it); Chinese: the first character, or the part
+    after ``·``, is the surname and the given name becomes one or two characters of :data:`GIVEN_NAMES`.
     """
+    if not any("\u4e00" <= c <= "\u9fff" for c in name):
+        lang = "en"
     pool = GIVEN_NAMES[lang]
     if lang == "en":
         words = name.split(" ")

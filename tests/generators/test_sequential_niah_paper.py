@@ -255,14 +255,31 @@ def test_generated_noise_of_a_logical_question_is_three_sentences_about_its_subj
                    np.random.default_rng(0))
 
 
+def test_generated_noise_of_a_real_temporal_question_is_near_then_about_its_subject():
+    """Real-temporal (official ``tkg``: A-C and B-C events; a departure here): a needle with a
+    look-alike name at a near date, then a sentence about the subject that answers nothing. A name
+    in Latin script inside Chinese needles (ICEWS) takes the English look-alike rule."""
+    needles = ("Julio Cobos于2014/03/02会见了Lawmaker (Argentina)。", "Julio Cobos于2014/04/21访问了South Sudan。")
+    qa = SequentialQA("real-temporal/zh/icews14/000001", "zh", "real-temporal", "Julio Cobos在2014年有哪些活动？",
+                      needles, needles, False, "r", (), "icews14", subject="Julio Cobos")
+    for seed in range(20):
+        sets = noise_sets(qa, np.random.default_rng(seed))
+        near, other = sets[0][0], sets[1][0]
+        assert sets[2] == (near, other)
+        assert re.fullmatch(r"[A-Z][a-z]+ Cobos于2014/\d\d/\d\d(会见了Lawmaker \(Argentina\)|访问了South Sudan)。", near)
+        assert "Julio Cobos" not in near and find_date(near)[0] not in {date(2014, 3, 2), date(2014, 4, 21)}
+        assert "Julio Cobos" in other and not re.search(r"\d", other)
+
+
 @pytest.mark.parametrize(("name", "lang", "keeps"), [("Ann Cole", "en", " Cole"), ("Veloria", "en", " Veloria"),
-                                                     ("胡慧聪", "zh", "胡"), ("科雷洛·达文", "zh", "·达文")])
+                                                     ("胡慧聪", "zh", "胡"), ("科雷洛·达文", "zh", "·达文"),
+                                                     ("Julio Cobos", "zh", " Cobos")])
 def test_a_look_alike_keeps_the_surname_and_changes_the_given_name(name, lang, keeps):
     """Official syn requirement 1: same surname, different given name."""
     for seed in range(10):
         other = look_alike(name, lang, np.random.default_rng(seed))
         assert other != name
-        assert other.endswith(keeps) if lang == "en" or "·" in name else other.startswith(keeps)
+        assert other.endswith(keeps) if keeps[0] in " ·" else other.startswith(keeps)
 
 
 def test_noise_sentences_go_into_distinct_segments_never_at_a_needle():
