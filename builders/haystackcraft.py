@@ -27,6 +27,7 @@ from tqdm.auto import tqdm
 
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts
+from builders.engine import ENGINE_HELP, RAY_ADDRESS_HELP, RAY_WORKERS_HELP, Engine, EngineName, batched, engine_of
 from builders.options import option, parse_names
 from builders.release import ReleaseWriter, base_manifest
 from builders.retrieval.analysis import ANALYZERS, PLAIN
@@ -36,6 +37,7 @@ from builders.retrieval.rank import rank_corpus
 from builders.sources.haystackcraft_official import read_build_inputs
 from needlework.errors import SpecError
 from generators.haystackcraft.assemble import RankedQuestion
+from generators.haystackcraft.measure import JoinCounts
 from generators.haystackcraft.preset import Preset, apply_preset, preset_record
 from generators.haystackcraft.prompt import DOCUMENT_JOINER, PromptLayout, check_layout, render_document
 from generators.haystackcraft.rows import haystack_rows, materialize, no_context_row, prefix_token_counts, prompt_overhead
@@ -160,6 +162,9 @@ class HaystackCraftBuild:
     cache: str = option("", "Cache folder for indexes, embeddings and rankings (default $NEEDLEWORK_CACHE or "
                             "~/.cache/needlework).", record=False)
     workers: int = option(0, "Processes parsing a dump (0 = all cores).", record=False)
+    engine: EngineName = option("local", ENGINE_HELP, record=False)  # noqa: RUF009
+    ray_address: str = option("", RAY_ADDRESS_HELP, record=False)
+    ray_workers: int = option(0, RAY_WORKERS_HELP, record=False)
     seed: int = option(0, "Build seed.")
     tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec (default: the paper's Qwen2.5-1M tokenizer).")
     preset: Preset = option("", "Reproduce the authors' setup: paper (official prompt layout and whole-prompt "  # noqa: RUF009
@@ -182,6 +187,7 @@ class HaystackCraftBuild:
     def __post_init__(self) -> None:
         apply_preset(self)
         check_layout(self.prompt_layout)
+        engine_of(self)  # refuses --ray-address without --engine ray, negative worker counts
         if self.budget_rule not in BUDGET_RULES:
             raise SpecError(f"budget_rule must be one of {', '.join(BUDGET_RULES)}; got {self.budget_rule!r}")
         if self.official_corpus and self.corpus:
@@ -234,15 +240,18 @@ class BuildReport:
         return lines
 
 
-def count_documents(titles: Sequence[str], texts: Sequence[str], tokens: TokenCounter, *, progress: bool = False) -> np.ndarray:
-    """Tokens of every rendered document (``render_document``), counted once in batches (int32)."""
+def count_documents(titles: Sequence[str], texts: Sequence[str], tokens: TokenCounter, *, progress: bool = False,
+                    engine: Engine | None = None) -> np.ndarray:
+    """Tokens of every rendered document (``render_document``), counted once in batches (int32), on ``engine``
+    (default: this process), in doc-id order."""
     counts = np.empty(len(titles), dtype=np.int32)
     bar = tqdm(total=len(titles), desc="count tokens", unit="doc", disable=not progress)
-    for start in range(0, len(titles), COUNT_BATCH):
-        stop = min(start + COUNT_BATCH, len(titles))
-        rendered = [render_document(t, x) for t, x in zip(titles[start:stop], texts[start:stop])]
-        counts[start:stop] = tokens.count_batch(rendered)
-        bar.update(stop - start)
+    rendered = (render_document(t, x) for t, x in zip(titles, texts))
+    start = 0
+    for batch in (engine or Engine()).count_tokens(batched(rendered, COUNT_BATCH), tokens):
+        counts[start:start + len(batch)] = batch
+        start += len(batch)
+        bar.update(len(batch))
     bar.close()
     return counts
 
@@ -270,7 +279,7 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
     corpus, qa = inputs.corpus.corpus, inputs.qa
     titles = corpus["title"].to_pylist()
     texts = corpus["text"].to_pylist()
-    doc_tokens = count_documents(titles, texts, tokens, progress=progress)
+    doc_tokens = count_documents(titles, texts, tokens, progress=progress, engine=engine_of(spec))
     join_tokens = tokens.count(DOCUMENT_JOINER)
     questions = qa.to_pylist()
     qids = [q["qid"] for q in questions]
@@ -299,6 +308,8 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
 
     def documents(ids: np.ndarray) -> list[str]:
         return [render_document(titles[i], texts[i]) for i in ids.tolist()]
+
+    counts = JoinCounts(len(titles), documents, tokens, layout)  # exact haystack_tokens (issue 27)
 
     with ReleaseWriter(out, facts, manifest) as release:
         release.card_fields["retrieval_tables"] = report.retrieval_markdown
@@ -330,7 +341,7 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
                 release.write(prompt_config(NO_CONTEXT), TEST, no_context_row(question, tokens))
                 report.rows[prompt_config(NO_CONTEXT)] += 1
             for row in haystack_rows(question["qid"], ranked, doc_tokens, join_tokens, grid, seed=spec.seed,
-                                     overhead=overhead, prefix_tokens=prefixes):
+                                     overhead=overhead, prefix_tokens=prefixes, counts=counts, whole_prompt=whole_prompt):
                 release.write("haystacks", TEST, row)
                 report.rows["haystacks"] += 1
                 written += 1

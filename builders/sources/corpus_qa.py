@@ -13,6 +13,7 @@ from typing import Sequence
 
 import pyarrow as pa
 
+from builders.engine import Engine
 from builders.hashing import file_sha256
 from builders.sources.corpus_read import CorpusRead, concat_corpora
 from builders.sources.multihop_qa import read_qa
@@ -49,17 +50,18 @@ class CorpusAndQa:
     attribution: str
 
 
-def read_corpus(path: Path, *, workers: int = 0, progress: bool = False) -> CorpusRead:
+def read_corpus(path: Path, *, workers: int = 0, progress: bool = False, engine: Engine | None = None) -> CorpusRead:
     """One corpus source: a MediaWiki dump by its suffix, else a passage file."""
     if not path.exists():
         raise InputError(str(path), None, None, "no such file")
     if path.name.endswith(DUMP_SUFFIXES):
-        return read_mediawiki_dump(path, workers=workers, progress=progress)
+        return read_mediawiki_dump(path, workers=workers, progress=progress, engine=engine)
     return read_passages(path)
 
 
 def read_corpus_and_qa(corpus: Sequence[str], qa: Sequence[str], *, world_docs: int, world_questions: int, seed: int,
-                       max_questions: int | None = None, workers: int = 0, progress: bool = False) -> CorpusAndQa:
+                       max_questions: int | None = None, workers: int = 0, progress: bool = False,
+                       engine: Engine | None = None) -> CorpusAndQa:
     """The corpus and questions: ``corpus`` files concatenated with the ``qa`` files' questions, or, when
     ``corpus`` is empty, the synthetic world's English articles and questions.
 
@@ -70,6 +72,7 @@ def read_corpus_and_qa(corpus: Sequence[str], qa: Sequence[str], *, world_docs: 
         max_questions: Keep only the first questions (all when ``None``).
         workers: Processes parsing a dump (0 = all cores).
         progress: Show progress bars.
+        engine: Where a dump's pages are parsed (default: ``workers`` local processes; :mod:`builders.engine`).
 
     Raises:
         InputError: A file is missing, no question has all its needles in the corpus, or question
@@ -82,7 +85,7 @@ def read_corpus_and_qa(corpus: Sequence[str], qa: Sequence[str], *, world_docs: 
         read = world
     else:
         paths = [Path(c) for c in corpus]
-        reads = [read_corpus(p, workers=workers, progress=progress) for p in paths]
+        reads = [read_corpus(p, workers=workers, progress=progress, engine=engine) for p in paths]
         read = reads[0] if len(reads) == 1 else concat_corpora(reads)
         fingerprints = {str(p): file_sha256(p) for p in paths}
         kinds = {"wikipedia" if p.name.endswith(DUMP_SUFFIXES) else "passages" for p in paths}

@@ -37,6 +37,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 
+from builders.engine import engine_of
 from builders.hashing import file_sha256
 from builders.sources.corpus_qa import ATTRIBUTION, CorpusAndQa, read_corpus_and_qa
 from builders.sources.corpus_read import (
@@ -323,7 +324,7 @@ def read_build_inputs(spec: Any, *, progress: bool = False) -> CorpusAndQa:
         inputs = read_corpus_and_qa(spec.corpus, spec.qa, world_docs=spec.world_docs,
                                     world_questions=spec.world_questions, seed=spec.seed,
                                     max_questions=None if spec.qa_ids else spec.max_questions,
-                                    workers=spec.workers, progress=progress)
+                                    workers=spec.workers, progress=progress, engine=engine_of(spec))
         if not spec.qa_ids:
             return inputs
     if spec.qa_ids:

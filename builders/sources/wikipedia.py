@@ -11,21 +11,21 @@ The dump is read with mwxml, one page at a time, ``<siteinfo>`` or not (an expor
 read as gensim's ``extract_pages`` reads it, with the standard namespaces:
 :mod:`builders.sources.mediawiki_dump`); only the kept plain text and the link targets of
 each article are held until the end, where targets are resolved (redirects can come after the
-pages that link through them). Wikitext is parsed in a process pool when ``workers > 1``, a
-bounded window of chunks in flight, results consumed in dump order, so the output does not depend
-on the number of workers.
+pages that link through them). Wikitext is parsed chunk by chunk on the build's engine
+(:mod:`builders.engine`: a local process pool when ``workers > 1``, or Ray tasks), a bounded window
+of chunks in flight, results consumed in dump order, so the output depends neither on the engine
+nor on the number of workers.
 """
 
 from __future__ import annotations
 
 import bz2
 import collections
-import os
 import re
 import xml.etree.ElementTree as ET
 from array import array
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, ExitStack, nullcontext
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -46,6 +46,7 @@ from mwparserfromhell.nodes import (
 from mwparserfromhell.wikicode import Wikicode
 from tqdm import tqdm
 
+from builders.engine import Engine
 from builders.sources.corpus_read import (
     CorpusRead,
     corpus_table,
@@ -54,12 +55,10 @@ from builders.sources.corpus_read import (
 )
 from builders.sources.mediawiki_dump import dump_language, open_dump
 from needlework.errors import InputError, SpecError
-from needlework.interrupts import blocked_signals, restore_default_signals
 
 SOURCE = "wikipedia"
 CHUNK_PAGES = 8
 TEXT_BATCH = 10_000
-WINDOW_PER_WORKER = 4
 
 # Tags whose content is not running prose: references, media, formulas, machine-readable data.
 HIDDEN_TAGS = frozenset({
@@ -94,7 +93,7 @@ _Page = tuple[str, int, str]  # title, page id, wikitext
 _Parsed = tuple[str, int, str | None, tuple[str, ...]]  # title, page id, plain text, link targets
 
 
-def read_mediawiki_dump(path: Path, *, workers: int = 0, progress: bool = False) -> CorpusRead:
+def read_mediawiki_dump(path: Path, *, workers: int = 0, progress: bool = False, engine: Engine | None = None) -> CorpusRead:
     """Read a MediaWiki XML export into ``corpus`` and ``links``, so real Wikipedia can be a haystack.
 
     Args:
@@ -102,6 +101,7 @@ def read_mediawiki_dump(path: Path, *, workers: int = 0, progress: bool = False)
             (as its XML declaration or byte-order mark says), with or without ``<siteinfo>``; streamed.
         workers: Processes parsing wikitext; 0 means ``os.cpu_count()``, 1 parses in this process.
         progress: Show a tqdm bar of pages read (on stderr).
+        engine: Where chunks are parsed (default: local processes, ``workers`` of them).
 
     Returns:
         Kept articles in dump order (``lang`` from the dump's database name, ``enwiki`` -> ``en``;
@@ -120,21 +120,21 @@ def read_mediawiki_dump(path: Path, *, workers: int = 0, progress: bool = False)
     path = Path(path)
     if workers < 0:
         raise SpecError(f"workers must be >= 0 (0 = one per CPU), got {workers}")
-    workers = workers or os.cpu_count() or 1
+    engine = engine or Engine("local", workers)
     if not path.is_file():
         raise InputError(str(path), None, None, "file not found")
     reader = _DumpReader(path)
     with ExitStack() as stack:
-        # The pool first: its processes are forked before the progress bar starts a thread.
-        pool = stack.enter_context(_pool(workers))
         handle = stack.enter_context(_open(path))
-        bar = stack.enter_context(tqdm(unit="page", desc=path.name, disable=not progress))
         try:
             dump = open_dump(handle)
         except _READ_ERRORS as err:
             raise reader.error(err) from err
         namespaces = _namespace_prefixes(dump)
-        for chunk_result in _parse_chunks(reader.chunks(dump, bar), namespaces, pool, workers):
+        # The workers first: a local pool's processes are forked before the progress bar starts a thread.
+        parse = stack.enter_context(engine.stage(_parse_chunk, namespaces, processes=True))
+        bar = stack.enter_context(tqdm(unit="page", desc=path.name, disable=not progress))
+        for chunk_result in parse(reader.chunks(dump, bar)):
             reader.collect(chunk_result)
         if reader.failure is not None:
             raise reader.error(reader.failure) from reader.failure
@@ -388,37 +388,6 @@ def _parse_chunk(chunk: list[_Page], namespaces: dict[str, int]) -> list[_Parsed
         else:
             results.append((title, page_id, text, targets))
     return results
-
-
-def _pool(workers: int) -> AbstractContextManager[Any]:
-    """A process pool for ``workers`` > 1, else a placeholder (parsing then stays in this process)."""
-    if workers <= 1:
-        return nullcontext()
-    import multiprocessing  # only the parallel path needs it
-
-    # The platform's default start method; with spawn or forkserver the caller's main module
-    # needs the usual `if __name__ == "__main__":` guard, as for any multiprocessing code.
-    # Workers leave SIGINT to the parent and die quietly on the SIGTERM that stops the pool.
-    with blocked_signals():
-        return multiprocessing.get_context().Pool(workers, initializer=restore_default_signals)
-
-
-def _parse_chunks(
-    chunks: Iterator[list[_Page]], namespaces: dict[str, int], pool: Any, workers: int
-) -> Iterator[list[_Parsed]]:
-    """Parsed chunks in input order; at most ``workers * WINDOW_PER_WORKER`` chunks in flight."""
-    if pool is None:
-        for chunk in chunks:
-            yield _parse_chunk(chunk, namespaces)
-        return
-    # An explicit window instead of Pool.imap, whose feeder thread would read the whole dump ahead.
-    pending: collections.deque = collections.deque()
-    for chunk in chunks:
-        pending.append(pool.apply_async(_parse_chunk, (chunk, namespaces)))
-        if len(pending) >= workers * WINDOW_PER_WORKER:
-            yield pending.popleft().get()
-    while pending:
-        yield pending.popleft().get()
 
 
 def _resolve(title: str, ids: dict[str, int], redirects: dict[str, str]) -> int | None:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from builders.engine import process_pool as _pool
 from builders.sources.corpus_read import CORPUS_SCHEMA, LINKS_SCHEMA, concat_corpora, normalize_title
-from builders.sources.wikipedia import _pool, read_mediawiki_dump, wikitext_to_plain
+from builders.sources.wikipedia import read_mediawiki_dump, wikitext_to_plain
 from needlework.errors import InputError
 from needlework.interrupts import signals_unwind
 
@@ -169,7 +170,7 @@ def test_pool_workers_leave_signals_to_the_parent():
 STOP_A_STARTING_POOL = textwrap.dedent(
     """
     import os, time
-    from builders.sources.wikipedia import _pool
+    from builders.engine import process_pool as _pool
     from needlework.interrupts import signals_unwind
 
     os.register_at_fork(after_in_child=lambda: time.sleep(0.5))  # a worker slow to start, as under load

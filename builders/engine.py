@@ -1,0 +1,267 @@
+"""Where the embarrassingly parallel build stages run: this machine (``local``) or a Ray cluster (``ray``).
+
+A stage is a map of one module-level function over batches (pages of a dump, documents to count,
+corpora to serialize): ``fn(batch, shared) -> result``, where ``shared`` is what every batch needs
+and is sent once (the namespaces of a dump, a tokenizer). :meth:`Engine.map` yields the results in
+the order of the batches, whatever the engine, the number of workers or which worker finished
+first, so the release a builder writes from them is byte-identical under every engine.
+
+- ``local`` (the default) is today's code path: in this process, or for stages that asked for it
+  (dump parsing) a :mod:`multiprocessing` pool with a bounded window of batches in flight. Nothing
+  imports Ray.
+- ``ray`` runs each batch as a Ray task (``ray.remote(max_retries=...)``), so a worker process that
+  dies mid-stage has its batch re-run by Ray on another one
+  (https://docs.ray.io/en/latest/ray-core/fault_tolerance/tasks.html); at most ``workers`` tasks
+  run at once and at most ``workers * WINDOW_PER_WORKER`` results wait for their turn, so memory
+  stays bounded. ``address`` joins an existing cluster (``ray.init(address=...)``, e.g.
+  ``ray://head:10001`` or ``auto``); without one, a cluster already initialized in this process is
+  used, else Ray starts a local one. Ray is the ``ray`` extra (``pip install 'needlework[ray]'``).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+
+from needlework.errors import NeedleworkError, SpecError
+from needlework.interrupts import blocked_signals, restore_default_signals
+from needlework.tokens import TokenCounter
+
+EngineName = Literal["local", "ray"]
+ENGINES: tuple[str, ...] = ("local", "ray")
+WINDOW_PER_WORKER = 4
+TASK_RETRIES = 3
+"""Re-runs of a batch whose worker process died (Ray's default for tasks, stated so it cannot drift)."""
+
+B = TypeVar("B")
+R = TypeVar("R")
+Stage = Callable[[Any, Any], Any]
+
+ENGINE_HELP = "Where parallel stages run: local (this machine) or ray (a Ray cluster; the ray extra)."
+RAY_ADDRESS_HELP = ("Ray cluster to join (ray.init address, e.g. ray://head:10001 or auto); default: a local cluster "
+                    "started for the build.")
+RAY_WORKERS_HELP = "Ray tasks running at once (0 = every CPU of the cluster)."
+
+
+class EngineError(NeedleworkError, RuntimeError):
+    """The requested engine cannot run (its extra is missing, or the cluster cannot be reached)."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An execution engine for per-batch maps.
+
+    Attributes:
+        name: ``local`` or ``ray``.
+        workers: ``local``: processes for the stages that use them (0 = ``os.cpu_count()``, 1 = this
+            process); ``ray``: tasks running at once (0 = the cluster's CPUs).
+        address: ``ray``: the cluster to join ("" = this process's cluster, or a new local one).
+    """
+
+    name: EngineName = "local"
+    workers: int = 0
+    address: str = ""
+
+    def __post_init__(self) -> None:
+        if self.name not in ENGINES:
+            raise SpecError(f"engine must be one of {', '.join(ENGINES)}; got {self.name!r}")
+        if self.workers < 0:
+            raise SpecError(f"workers must be >= 0 (0 = every CPU), got {self.workers}")
+        if self.address and self.name != "ray":
+            raise SpecError("--ray-address needs --engine ray")
+
+    def map(self, fn: Stage, batches: Iterable[Any], shared: Any = None, *, processes: bool = False) -> Iterator[Any]:
+        """``fn(batch, shared)`` for every batch, yielded in batch order (see :meth:`stage`)."""
+        with self.stage(fn, shared, processes=processes) as run:
+            yield from run(batches)
+
+    @contextlib.contextmanager
+    def stage(self, fn: Stage, shared: Any = None, *, processes: bool = False) -> Iterator[Callable[[Iterable[Any]], Iterator[Any]]]:
+        """The workers of one stage, started on entry and stopped on exit: a function from batches to
+        ``fn(batch, shared)`` of each, in batch order.
+
+        Starting them first lets a caller fork its pool before it starts threads (a progress bar).
+
+        Args:
+            fn: A module-level function (it is sent to other processes by reference).
+            shared: Sent once to each worker (``ray.put`` / the pool's initializer), not per batch.
+            processes: For ``local``: run in a process pool of ``workers`` (else in this process,
+                the local path of stages whose library already uses every core, such as tokenizers).
+
+        Raises:
+            EngineError: Ray is not installed or its cluster cannot be joined.
+            Whatever ``fn`` raises (the original exception, also from a Ray task).
+        """
+        if self.name == "ray":
+            ray = ray_module(self.address)
+            workers = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+            shared_ref = ray.put(shared)
+            yield lambda batches: _ray_map(ray, fn, batches, shared_ref, workers)
+            return
+        workers = self.workers or os.cpu_count() or 1
+        if not processes or workers <= 1:
+            yield lambda batches: (fn(batch, shared) for batch in batches)
+            return
+        with process_pool(workers, shared) as pool:
+            yield lambda batches: _pool_map(pool, fn, batches, workers)
+
+    def count_tokens(self, texts: Iterable[Sequence[str]], tokens: TokenCounter) -> Iterator[np.ndarray]:
+        """Token counts of each batch of texts (``tokens.count_batch``), in batch order."""
+        return self.map(count_batch, texts, tokens)
+
+
+def engine_of(spec: Any) -> Engine:
+    """The engine a build spec asks for: its ``engine``, ``ray_workers`` and ``ray_address`` fields,
+    and for ``local`` its ``workers`` (processes parsing a dump; 0 = every core) where it has one."""
+    name = getattr(spec, "engine", "local")
+    if name == "ray":
+        return Engine("ray", getattr(spec, "ray_workers", 0), getattr(spec, "ray_address", ""))
+    if getattr(spec, "ray_address", ""):
+        raise SpecError("--ray-address needs --engine ray")
+    return Engine("local", getattr(spec, "workers", 0))
+
+
+def count_batch(texts: Sequence[str], tokens: TokenCounter) -> np.ndarray:
+    """Tokens of each text (a stage function for :meth:`Engine.map`)."""
+    return np.asarray(tokens.count_batch(list(texts)))
+
+
+def batched(items: Iterable[B], size: int) -> Iterator[list[B]]:
+    """Consecutive lists of ``size`` items (the last one shorter)."""
+    batch: list[B] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+# --- local: a process pool ----------------------------------------------------------------------
+
+_SHARED: Any = None
+
+
+def _init_worker(shared: Any) -> None:
+    global _SHARED
+    restore_default_signals()
+    _SHARED = shared
+
+
+def _call_with_shared(fn: Stage, batch: Any) -> Any:
+    return fn(batch, _SHARED)
+
+
+def process_pool(workers: int, shared: Any = None) -> Any:
+    """A :mod:`multiprocessing` pool of ``workers`` whose workers hold ``shared`` (the local engine's workers).
+
+    The platform's default start method; with spawn or forkserver the caller's main module needs
+    the usual ``if __name__ == "__main__":`` guard, as for any multiprocessing code. Workers start
+    with SIGINT and SIGTERM blocked until their initializer has set the default handlers, so they
+    leave Ctrl-C to the parent and die quietly on the SIGTERM that stops the pool, even one sent
+    while they are still being forked.
+    """
+    import multiprocessing  # only the parallel path needs it
+
+    with blocked_signals():
+        return multiprocessing.get_context().Pool(workers, _init_worker, (shared,))
+
+
+def _pool_map(pool: Any, fn: Stage, batches: Iterable[Any], workers: int) -> Iterator[Any]:
+    """Results in batch order, ``workers * WINDOW_PER_WORKER`` batches in flight.
+
+    An explicit window instead of ``Pool.imap``, whose feeder thread would read every batch ahead.
+    """
+    pending: collections.deque = collections.deque()
+    for batch in batches:
+        pending.append(pool.apply_async(_call_with_shared, (fn, batch)))
+        if len(pending) >= workers * WINDOW_PER_WORKER:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
+
+
+# --- ray: tasks with retries --------------------------------------------------------------------
+
+
+def ray_module(address: str = "") -> Any:
+    """Ray, connected: to ``address`` if given, else this process's cluster, else a new local one.
+
+    Raises:
+        EngineError: Ray is not installed (the ``ray`` extra), or the cluster cannot be joined.
+    """
+    try:
+        import ray
+    except ImportError as err:
+        raise EngineError("--engine ray needs Ray: pip install 'needlework[ray]'") from err
+    if not ray.is_initialized():
+        try:
+            ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            raise EngineError(f"cannot join the Ray cluster at {address or 'a new local cluster'}: {err}") from err
+    return ray
+
+
+def _ray_map(ray: Any, fn: Stage, batches: Iterable[Any], shared_ref: Any, workers: int) -> Iterator[Any]:
+    """Results in batch order from Ray tasks: ``workers`` running, ``workers * WINDOW_PER_WORKER`` not yet yielded."""
+    from ray.exceptions import RayTaskError
+
+    task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(_run_stage)
+    running: dict[Any, int] = {}
+    done: dict[int, Any] = {}
+    next_out = 0
+
+    def wait_one() -> None:
+        ready, _ = ray.wait(list(running), num_returns=1)
+        for ref in ready:
+            try:
+                done[running.pop(ref)] = ray.get(ref)
+            except RayTaskError as err:  # the stage's own exception, raised as the local engine raises it
+                raise (err.cause if isinstance(err.cause, BaseException) else err) from None
+
+    try:
+        for index, batch in enumerate(batches):
+            while len(running) >= workers or index - next_out >= workers * WINDOW_PER_WORKER:
+                if next_out in done:
+                    yield done.pop(next_out)
+                    next_out += 1
+                else:
+                    wait_one()
+            running[task.remote(fn, batch, [shared_ref])] = index
+            while next_out in done:
+                yield done.pop(next_out)
+                next_out += 1
+        while running or next_out in done:
+            if next_out in done:
+                yield done.pop(next_out)
+                next_out += 1
+            else:
+                wait_one()
+    finally:
+        for ref in running:
+            ray.cancel(ref, force=True)
+
+
+_WORKER_SHARED: dict[str, Any] = {}
+
+
+def _run_stage(fn: Stage, batch: Any, shared_ref: list) -> Any:
+    """The Ray task: one batch of a stage (its process title reads ``ray::_run_stage`` while it runs).
+
+    The shared object comes as a reference in a list, so that Ray does not resolve it for every
+    task: a worker fetches and unpickles it once (a tokenizer is megabytes) and keeps the last one.
+    """
+    import ray
+
+    key = shared_ref[0].hex()
+    if key not in _WORKER_SHARED:
+        _WORKER_SHARED.clear()
+        _WORKER_SHARED[key] = ray.get(shared_ref[0])
+    return fn(batch, _WORKER_SHARED[key])
