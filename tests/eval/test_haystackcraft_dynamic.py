@@ -38,6 +38,7 @@ from generators.haystackcraft.assemble import RankedQuestion, assemble_haystack
 from generators.haystackcraft.dynamic import (
     FINAL_TEMPLATE,
     OPENING_FINAL,
+    OPENING_FINAL_ALONE,
     OPENING_FIRST,
     OPENING_LATER,
     official_prompt,
@@ -404,3 +405,26 @@ def test_results_block_and_report_lay_out_tables_18_to_23_and_the_rounds_plot(tm
     row = next(line for line in text.splitlines() if line.startswith("| ") and "100.00" in line)
     assert row.count("100.00") >= 6  # sizes 0 and 2K x rounds 1, 2, 3
     assert any(p.name == "haystackcraft_dynamic_f1_against_rounds.png" and p.stat().st_size > 0 for p in files.plots)
+
+
+def test_a_prompt_over_the_window_keeps_its_first_and_last_halves_and_says_so(tmp_path, release, world, facts,
+                                                                              qwen) -> None:
+    """``utils/llm.py`` ``query_llm(truncate=True)``: over ``max_len`` tokens, the first ``max_len // 2`` and the last
+    ``max_len // 2`` are kept. Here the window less max_tokens is 900 tokens: 4K prompts are cut, a prompt that fits
+    is sent whole."""
+    backend = ScriptedBackend(bridge_model(facts))
+    spec = spec_for(release, tmp_path / "run", tasks=("enforced-1",), sizes=(0, 4_000), max_model_len=1_412,
+                    window_tokenizer="qwen2.5", generation={"max_tokens": 512})
+    outcome = run_dynamic(spec, backend, progress=False, world=world)
+    rounds = round_records(outcome.run_dir)
+    sent = {hashlib.sha256(p.encode("utf-8")).hexdigest(): p for p in backend.prompts}
+    cut = [r for r in rounds.values() if r["window_cut"]]
+    assert all(r["window_cut"] for r in rounds.values() if "size=4000" in r["row_id"])
+    for record in cut:
+        prompt = sent[record["prompt_sha256"]]
+        assert record["window_cut"]["kept"] == 900 and record["window_cut"]["tokens"] > 900
+        assert len(qwen.encode(prompt)) <= 904  # re-encoding across the seam may split a token or two (so does decode)
+        assert prompt.startswith(OPENING_FINAL_ALONE + "\n\n\n\n<text>\n")
+        assert prompt.endswith(FINAL_TEMPLATE.rsplit("$Q$", 1)[1])
+    whole = [r for r in rounds.values() if r["window_cut"] is None]
+    assert whole and all(len(qwen.encode(sent[r["prompt_sha256"]])) <= 900 for r in whole)

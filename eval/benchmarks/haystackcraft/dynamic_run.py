@@ -21,6 +21,7 @@ from eval.benchmarks.haystackcraft.dynamic import (
     DYNAMIC,
     DynamicTask,
     KeyBase,
+    MiddleCut,
     is_dynamic_config,
     restore,
     run_rounds,
@@ -46,6 +47,17 @@ def dynamic_settings(spec: RunSpec) -> dict[str, Any]:
     """Generation settings of every round: temperature 0, :data:`DEFAULT_MAX_TOKENS` new tokens (the official code's
     512 for open non-reasoning models), then ``--gen-kwargs``, then the run's seed."""
     return spec.generation_for({"generation_reserve": DEFAULT_MAX_TOKENS})
+
+
+def window_fit(spec: RunSpec, settings: dict[str, Any]) -> MiddleCut | None:
+    """The official middle cut of over-window prompts when the run names the model's window and tokenizer
+    (``--max-model-len`` and ``--window-tokenizer``): the window less ``max_tokens`` is kept; None otherwise (an
+    over-window prompt then fails as a static one does)."""
+    if not (spec.max_model_len and spec.window_tokenizer):
+        return None
+    from needlework.tokenizers import load_tokenizer
+
+    return MiddleCut(spec.max_model_len - int(settings.get("max_tokens") or 0), load_tokenizer(spec.window_tokenizer))
 
 
 def run_any(spec: RunSpec, backend: Backend | None = None, progress: bool = True) -> RunOutcome:
@@ -105,7 +117,7 @@ def run_dynamic(spec: RunSpec, backend: Backend | None = None, progress: bool = 
         with directory.sample_writer() as writer:
             try:
                 stats = run_rounds(states, world, backend, writer, keys, settings, task,
-                                   max_error_rate=spec.max_error_rate, progress=progress)
+                                   max_error_rate=spec.max_error_rate, progress=progress, fit=window_fit(spec, settings))
                 new = stats.requests
             except (ErrorBudgetExceeded, BackendError) as err:
                 stop = err
