@@ -323,7 +323,7 @@ def build(spec: SequentialNiahBuild, out: Path, *, tokens: TokenCounter | None =
         manifest["preset"] = spec.preset_record()
     manifest["pairing"] = {"requested": pairing_report.requested, "paired": pairing_report.paired,
                            "texts_reused": pairing_report.reused, "text_moved": pairing_report.text_moved,
-                           "no_text": pairing_report.no_text}
+                           "articles_kept": pairing_report.articles_kept, "no_text": pairing_report.no_text}
     rows: dict[str, int] = {}
     qa_by = {q.qid: q for q in qas}
     text_by = {t.text_id: t for t in texts}

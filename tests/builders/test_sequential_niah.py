@@ -532,12 +532,14 @@ def test_no_sample_of_a_demo_size_build_uses_an_article_about_its_needles_entiti
     spec, out = demo_size
     qas = {q.qid: q for q in read_questions(spec, {})}
     parts = {r["text_id"]: set(r["parts"]) for r in _rows(out, "texts")}
-    with_articles = 0
+    with_articles = overlapping = 0
     for row in _rows(out, "default"):
         articles = set(qas[row["qid"]].articles)
         with_articles += bool(articles)
-        assert not articles & parts[row["text_id"]], row["id"]
+        overlapping += bool(articles & parts[row["text_id"]])
     assert with_articles == 60  # every world QA names the articles of its entities
+    pairing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["pairing"]
+    assert overlapping == pairing["articles_kept"] == 0 and pairing["paired"] == 60
 
 
 def test_a_chain_question_avoids_the_articles_of_its_subject_city_country_and_continent():

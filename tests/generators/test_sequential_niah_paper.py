@@ -320,10 +320,14 @@ def test_pairing_skips_texts_that_state_a_needle_or_are_made_of_its_entities_art
     avoiding = replace(qa, articles=("world/4",))
     assert fits_text(qa, plain) and not fits_text(qa, stating) and fits_text(qa, about)
     assert not fits_text(avoiding, about) and fits_text(avoiding, plain)
-    pairings, report = pair_texts([avoiding], [stating, about], seed=0, size=1)
-    assert pairings == [] and report.no_text == 1
     pairings, report = pair_texts([avoiding], [stating, about, plain], seed=0, size=1)
-    assert [p.text_id for p in pairings] == ["world/1"]
+    assert [p.text_id for p in pairings] == ["world/1"] and report.articles_kept == 0
+    # Every text of the bucket holds an article about its entities: one that states no needle.
+    pairings, report = pair_texts([avoiding], [stating, about], seed=0, size=1)
+    assert [p.text_id for p in pairings] == ["world/3..world/5"] and report.articles_kept == 1
+    # Every text states a needle: the QA stays unpaired.
+    pairings, report = pair_texts([avoiding], [stating], seed=0, size=1)
+    assert pairings == [] and report.no_text == 1
 
 
 def test_a_row_whose_needle_stands_twice_fails_the_check_naming_the_row():
