@@ -19,6 +19,7 @@ benchmarks of Table 5) come through ``builders/sources/embs_*.py``.
 
 from __future__ import annotations
 
+import collections
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -31,6 +32,18 @@ from tqdm.auto import tqdm
 
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts
+from builders.embs_real import official_ladder, prepare_bank, read_sources, stage_three
+from builders.embs_world import compose_queries, grow
+from builders.engine import (
+    ENGINE_HELP,
+    RAY_ADDRESS_HELP,
+    RAY_WORKERS_HELP,
+    Engine,
+    EngineName,
+    engine_of,
+)
+from builders.options import option, parse_names
+from builders.release import ReleaseWriter, base_manifest
 from builders.retrieval.ladder import (
     RETRIEVERS,
     Bank,
@@ -38,10 +51,6 @@ from builders.retrieval.ladder import (
     retrieval_rows,
     table3_markdown,
 )
-from builders.embs_real import official_ladder, prepare_bank, read_sources, stage_three
-from builders.embs_world import compose_queries, grow
-from builders.options import option, parse_names
-from builders.release import ReleaseWriter, base_manifest
 from generators.embs.ladder import Corpus, build_ladder
 from generators.embs.prompts import (
     DOCUMENT_TEMPLATE,
@@ -143,6 +152,8 @@ class EmbsBuild:
         cache: Cache folder for embeddings ("" = the default).
         seed: Build seed.
         tokenizer: Tokenizer counting every budget.
+        engine, ray_address, ray_workers: Where the bank's token counting and the context
+            materialization run (:mod:`builders.engine`); the release is the same on every engine.
     """
 
     hub: str = option("", "The official release: a local copy of EverMind-AI/EverMemBench-Static, or 'hub' to download it.")
@@ -170,8 +181,12 @@ class EmbsBuild:
     cache: str = option("", "Cache folder for embeddings (default $NEEDLEWORK_CACHE or ~/.cache/needlework).", record=False)
     seed: int = option(0, "Build seed.")
     tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer counting every budget (OURS: the paper does not name one).")
+    engine: EngineName = option("local", ENGINE_HELP, record=False)  # noqa: RUF009
+    ray_address: str = option("", RAY_ADDRESS_HELP, record=False)
+    ray_workers: int = option(0, RAY_WORKERS_HELP, record=False)
 
     def __post_init__(self) -> None:
+        engine_of(self)
         self.query_spec()
         self.ladder_spec()
         for name in (self.build_retriever, *self.retrievers):
@@ -246,11 +261,24 @@ def ladder_rows(ladder: list[Corpus]) -> Iterator[dict[str, Any]]:
                "doc_ids": c.doc_ids.tolist()}
 
 
-def context_row(corpus: Corpus, titles: list[str], texts: list[str], tokens: TokenCounter) -> dict[str, Any]:
-    """A serialized corpus, verified with one count: it must fit ``budget - reserve`` (``max``: the bank's size), else
-    the counts were wrong."""
-    text = serialize_corpus(render_document(d, titles[d], texts[d]) for d in corpus.doc_ids.tolist())
-    measured = tokens.count(text)
+def context_rows(corpora: list[Corpus], titles: list[str], texts: list[str], tokens: TokenCounter,
+                 engine: Engine | None = None) -> Iterator[dict[str, Any]]:
+    """:func:`context_row` of each corpus, in order: serialized here, counted on ``engine`` (default: this process;
+    a bounded window of corpora in flight), the rows assembled here in corpus order."""
+    sent: collections.deque[str] = collections.deque()
+
+    def serialized() -> Iterator[list[str]]:
+        for corpus in corpora:
+            sent.append(serialize_corpus(render_document(d, titles[d], texts[d]) for d in corpus.doc_ids.tolist()))
+            yield [sent[-1]]
+
+    for corpus, counts in zip(corpora, (engine or Engine()).count_tokens(serialized(), tokens)):
+        yield context_row(corpus, sent.popleft(), int(counts[0]), tokens)
+
+
+def context_row(corpus: Corpus, text: str, measured: int, tokens: TokenCounter) -> dict[str, Any]:
+    """A serialized corpus, verified with its one count: it must fit ``budget - reserve`` (``max``: the bank's size),
+    else the document counts were wrong."""
     # ``max`` is the whole bank: its "budget" is the bank's size, with no room reserved (it is not a budget).
     limit = corpus.budget_tokens - (0 if corpus.scale == MAX_SCALE else corpus.reserve_tokens)
     if measured > limit:
@@ -267,12 +295,14 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         BudgetError: A domain's gold documents do not fit its base (64K) corpus.
     """
     tokens = tokens or load_tokenizer(spec.tokenizer)
+    engine = engine_of(spec)
     clock = _Stopwatch()
 
     def bank_of(titles: list[str], texts: list[str]) -> Bank:
         return Bank(titles, texts, dense_model=spec.dense_model or None, cache_dir=spec.cache or None, progress=progress)
 
-    prepared = _prepare_real(spec, tokens, bank_of, clock) if spec.real else _prepare_world(spec, tokens, bank_of, progress, clock)
+    prepared = (_prepare_real(spec, tokens, bank_of, clock) if spec.real
+                else _prepare_world(spec, tokens, bank_of, progress, clock, engine))
     wbank, bank, queries, collisions, stages, inputs, official = prepared
     domains = tuple(d for d in spec.domains if any(q["domain"] == d for q in queries))
     gold = {d: [r for q in queries if q["domain"] == d for r in q["ref_list"]] for d in domains}
@@ -325,8 +355,8 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         for scale in contexts:
             config = context_config(scale)
             report.rows[config] = 0
-            for corpus in (c for c in ladder if c.scale == scale):
-                release.write(config, TEST, context_row(corpus, wbank.titles, wbank.texts, tokens))
+            for row in context_rows([c for c in ladder if c.scale == scale], wbank.titles, wbank.texts, tokens, engine):
+                release.write(config, TEST, row)
                 report.rows[config] += 1
         clock.lap("contexts")
     return report
@@ -345,12 +375,13 @@ class _Stopwatch:
         self._last = now
 
 
-def _prepare_world(spec: EmbsBuild, tokens: TokenCounter, bank_of: Any, progress: bool, clock: _Stopwatch) -> tuple:
+def _prepare_world(spec: EmbsBuild, tokens: TokenCounter, bank_of: Any, progress: bool, clock: _Stopwatch,
+                   engine: Engine) -> tuple:
     """Stages I-III on the synthetic world (exact oracle)."""
     world = grow(spec.entities, spec.twin_fraction, spec.seed)
     clock.lap("world")
     wbank, bank, queries, collisions, stages = compose_queries(world, spec.query_spec(), spec.build_retriever, bank_of,
-                                                               spec.seed, tokens, progress)
+                                                               spec.seed, tokens, progress, engine)
     clock.lap("bank_and_queries")
     return wbank, bank, queries, collisions, stages, {"world": f"synthetic(entities={spec.entities}, seed={spec.seed})"}, None
 

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from builders.retrieval.ladder import Bank, LazyColumn, nearest_outside
+from builders.engine import Engine, batched
 from builders.retrieval.base import ranks_of
+from builders.retrieval.ladder import Bank, LazyColumn, nearest_outside
 from generators.embs.calibration import difficulty, keep_distinct
 from generators.embs.collisions import Tested, Verdict, apply_verdicts, oracle_label
 from generators.embs.prompts import render_document
@@ -148,45 +149,54 @@ def grow(entities: int, twin_fraction: float, seed: int) -> World:
     return grow_world(WorldSpec(docs=entities, langs=LANGS, twin_fraction=twin_fraction, questions=0), seed)
 
 
-def count_serialized(titles: Sequence[str], texts: Sequence[str], tokens: TokenCounter, progress: bool = False) -> np.ndarray:
-    """Tokens of every bank document as serialized (``[DocID=n]`` header and blank line included), by doc id, in batches."""
+def count_serialized(titles: Sequence[str], texts: Sequence[str], tokens: TokenCounter, progress: bool = False,
+                     engine: Engine | None = None) -> np.ndarray:
+    """Tokens of every bank document as serialized (``[DocID=n]`` header and blank line included), by doc id, in batches.
+
+    Documents are rendered here (on demand, from the world) and counted on ``engine`` (default: this
+    process); counts come back in doc-id order whatever the engine.
+    """
     n_tokens = np.empty(len(texts), dtype=np.int64)
     bar = tqdm(total=len(texts), desc="count tokens", unit="doc", disable=not progress)
-    for start in range(0, len(texts), COUNT_BATCH):
-        stop = min(start + COUNT_BATCH, len(texts))
-        n_tokens[start:stop] = tokens.count_batch([render_document(d, titles[d], texts[d]) for d in range(start, stop)])
-        bar.update(stop - start)
+    serialized = (render_document(d, titles[d], texts[d]) for d in range(len(texts)))
+    start = 0
+    for counts in (engine or Engine()).count_tokens(batched(serialized, COUNT_BATCH), tokens):
+        n_tokens[start:start + len(counts)] = counts
+        start += len(counts)
+        bar.update(len(counts))
     bar.close()
     return n_tokens
 
 
 def build_bank(world: World, atomized: dict[int, list[tuple[int, int]]], langs: list[str], seed: int,
-               tokens: TokenCounter, progress: bool) -> WorldBank:
-    """The bank in doc-id order (rendered on demand), each document's serialized tokens counted once."""
+               tokens: TokenCounter, progress: bool, engine: Engine | None = None) -> WorldBank:
+    """The bank in doc-id order (rendered on demand), each document's serialized tokens counted once (on ``engine``)."""
     entries = BankEntries(len(world.entities), atomized)
     doc_ids = doc_id_permutation(len(entries), seed)
     entry_of_doc = np.argsort(doc_ids)
     renderer = BankRenderer(world, entries, entry_of_doc, langs, tokens.normalize)
     titles = LazyColumn(len(entries), lambda d: renderer.document(d)[0])
     texts = LazyColumn(len(entries), lambda d: renderer.document(d)[1])
-    n_tokens = count_serialized(titles, texts, tokens, progress)
+    n_tokens = count_serialized(titles, texts, tokens, progress, engine)
     domains = entity_domains(world)[entries.entities[entry_of_doc]]
     doc_of_entry = EntryDocIds(entries, doc_ids)
     return WorldBank(world, langs, entries, entry_of_doc, doc_of_entry, titles, texts, n_tokens, domains)
 
 
 def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any, seed: int, tokens: TokenCounter,
-                    progress: bool) -> tuple[WorldBank, Bank, list[dict[str, Any]], list[dict[str, Any]], WorldStages]:
+                    progress: bool, engine: Engine | None = None
+                    ) -> tuple[WorldBank, Bank, list[dict[str, Any]], list[dict[str, Any]], WorldStages]:
     """Stages I-III on the world: returns the bank, its retrievers, the query rows and the collision rows.
 
-    ``bank_of(titles, texts)`` makes the :class:`Bank` (the builder passes its retriever settings).
+    ``bank_of(titles, texts)`` makes the :class:`Bank` (the builder passes its retriever settings); the bank's
+    token counting runs on ``engine`` (default: this process).
     """
     langs = entity_langs(world, seed)
     solver = FactSolver(world.facts())
     quotas = spec.quotas()
     orders = {d: candidate_order(world, d, seed) for d in spec.domains}
     atom_queries, atomized = plan_atomization(world, solver, langs, orders, quotas, seed)
-    wbank = build_bank(world, atomized, langs, seed, tokens, progress)
+    wbank = build_bank(world, atomized, langs, seed, tokens, progress, engine)
     bank: Bank = bank_of(wbank.titles, wbank.texts)
 
     def neighbours(entity: int) -> list[int]:

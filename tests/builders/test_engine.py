@@ -1,0 +1,201 @@
+"""``--engine local|ray`` (issue 26 item 1): the same release from every engine, worker count and failure.
+
+The acceptance runs on a real local Ray cluster (``ray.init(num_cpus=2)``, the CPU wheel of the ``ray``
+extra, which the ``test`` extra installs). Ray's behaviour relied on: a task whose worker process dies
+is re-run up to ``max_retries`` times (https://docs.ray.io/en/latest/ray-core/fault_tolerance/tasks.html),
+and a worker shows ``ray::<function>`` as its process title while it runs a task.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psutil
+import pytest
+import ray
+
+from builders import embs, haystackcraft
+from builders.engine import Engine, batched, count_batch, engine_of
+from builders.options import reproducing_command
+from needlework.errors import SpecError
+
+DUMP = "enwiki_gensim/enwiki-pages-articles1-p10p30302-shortened.xml.bz2"
+# Natural Questions records whose gold pages are articles of the 53-article slice (read_nq's title fields).
+NQ = [
+    {"question": "what is anarchism", "answer": ["a political philosophy"], "title": "Anarchism"},
+    {"question": "who wrote atlas shrugged", "answer": ["Ayn Rand"], "titles": ["Ayn Rand", "List of Atlas Shrugged characters"]},
+    {"question": "what does albedo measure", "answer": ["reflectivity"], "title": "Albedo"},
+    {"question": "what is the capital of algeria", "answer": ["Algiers"], "title": "Algeria"},
+    {"question": "who wrote animal farm", "answer": ["George Orwell"], "title": "Animal Farm"},
+    {"question": "what is an abacus used for", "answer": ["calculation"], "title": "Abacus"},
+]
+STAGE_TITLE = "ray::_run_stage"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A local Ray cluster of 2 CPUs for this module (the issue's acceptance setting)."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray.get_runtime_context().gcs_address
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def nq_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("nq") / "nq.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in NQ), encoding="utf-8")
+    return path
+
+
+def wiki_spec(dump: Path, nq: Path, cache: Path, **engine: Any) -> haystackcraft.HaystackCraftBuild:
+    """The HaystackCraft build on the Wikipedia slice: dump parsing, token counting, BM25 (+PPR), prompts."""
+    return haystackcraft.HaystackCraftBuild(corpus=(str(dump),), qa=(str(nq),), strategies=("bm25", "bm25+ppr"),
+                                            sizes=(0, 2_000, 8_000), top_k=40, cache=str(cache), workers=1, **engine)
+
+
+EMBS: dict[str, Any] = {"entities": 150, "queries_per_domain": 2, "domains": ("medical", "history"), "base_scale": "4K",
+                        "retrievers": ("bm25",), "materialize": "32K"}
+
+
+def content(out: Path) -> dict[str, Any]:
+    """What a release holds, engine aside: its manifest without the spec's arguments (which name the engine),
+    with every config's rows and content hash, and its card."""
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["build"]["args"]
+    return {"manifest": manifest, "card": (out / "README.md").read_text(encoding="utf-8")}
+
+
+def stage_workers() -> list[psutil.Process]:
+    """This cluster's worker processes running a stage's batch now (the cluster is this process's child)."""
+    found = []
+    for process in psutil.Process().children(recursive=True):
+        try:
+            if process.cmdline()[:1] == [STAGE_TITLE]:
+                found.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, IndexError):
+            continue
+    return found
+
+
+def kill_first_stage_worker(killed: list[int], stop: threading.Event) -> None:
+    """SIGKILL the first worker seen running a stage's batch (mid-stage by construction: idle workers read ray::IDLE)."""
+    while not stop.is_set():
+        for process in stage_workers():
+            process.send_signal(signal.SIGKILL)
+            killed.append(process.pid)
+            return
+        time.sleep(0.005)
+
+
+def test_batches_come_back_in_order_and_stage_errors_as_themselves(cluster, qwen) -> None:
+    # Long batches first, so later ones finish first on 2 workers; the counts must still come in batch order.
+    texts = [" ".join(["needle"] * (4000 - 37 * i)) + f" {i}" for i in range(60)]
+    expected = qwen.count_batch(texts)
+    for engine in (Engine(), Engine("local", 2), Engine("ray", 1), Engine("ray", 2)):
+        counts = np.concatenate(list(engine.map(count_batch, batched(texts, 7), qwen, processes=True)))
+        assert counts.tolist() == list(expected), engine
+    for engine in (Engine(), Engine("ray", 2)):
+        with pytest.raises(AttributeError, match="count_batch"):
+            list(engine.count_tokens([["a"]], None))  # type: ignore[arg-type]
+
+
+def test_engine_options_are_checked_and_not_recorded(tmp_path) -> None:
+    with pytest.raises(SpecError, match="--ray-address needs --engine ray"):
+        haystackcraft.HaystackCraftBuild(ray_address="ray://head:10001")
+    with pytest.raises(SpecError, match="workers must be >= 0"):
+        embs.EmbsBuild(engine="ray", ray_workers=-1)
+    spec = embs.EmbsBuild(engine="ray", ray_workers=2, ray_address="auto")
+    assert engine_of(spec) == Engine("ray", 2, "auto")
+    local, remote = haystackcraft.HaystackCraftBuild(), haystackcraft.HaystackCraftBuild(engine="ray", ray_workers=2)
+    assert reproducing_command("haystackcraft", local) == reproducing_command("haystackcraft", remote)
+
+
+def test_wikipedia_haystackcraft_build_is_identical_on_every_engine(cluster, shared_file, nq_file, qwen, tmp_path) -> None:
+    """The acceptance: dump parsing, token counting and the release from local and Ray with 1 and 2 workers."""
+    dump = shared_file(DUMP)
+    releases = {}
+    for name, engine in {"local": {}, "ray1": {"engine": "ray", "ray_workers": 1},
+                         "ray2": {"engine": "ray", "ray_workers": 2}}.items():
+        out = tmp_path / name
+        haystackcraft.build(wiki_spec(dump, nq_file, tmp_path / f"cache-{name}", **engine), out, tokens=qwen, progress=False)
+        releases[name] = content(out)
+    manifest = releases["local"]["manifest"]
+    assert manifest["corpus"]["documents"] == 53 and manifest["questions"]["kept"] == len(NQ)
+    assert manifest["configs"]["static-descending"]["splits"]["test"]["rows"] > 0
+    assert releases["ray1"] == releases["local"] and releases["ray2"] == releases["local"]
+
+
+def test_embs_world_build_is_identical_on_every_engine(cluster, qwen, tmp_path) -> None:
+    """The acceptance: the MemoryBank's token counts and the materialized contexts, local and Ray (1 and 2 workers)."""
+    releases = {}
+    for name, engine in {"local": {}, "ray1": {"engine": "ray", "ray_workers": 1},
+                         "ray2": {"engine": "ray", "ray_workers": 2}}.items():
+        out = tmp_path / name
+        embs.build(embs.EmbsBuild(**EMBS, **engine), out, tokens=qwen, progress=False)
+        releases[name] = content(out)
+    configs = releases["local"]["manifest"]["configs"]
+    assert configs["memorybank"]["splits"]["test"]["rows"] >= 150 and "contexts-32K" in configs
+    assert releases["ray1"] == releases["local"] and releases["ray2"] == releases["local"]
+
+
+def test_a_worker_killed_mid_stage_is_retried_and_the_release_is_the_same(cluster, shared_file, nq_file, qwen,
+                                                                          tmp_path) -> None:
+    dump = shared_file(DUMP)
+    haystackcraft.build(wiki_spec(dump, nq_file, tmp_path / "c0"), tmp_path / "local", tokens=qwen, progress=False)
+    killed: list[int] = []
+    stop = threading.Event()
+    killer = threading.Thread(target=kill_first_stage_worker, args=(killed, stop))
+    killer.start()
+    try:
+        spec = wiki_spec(dump, nq_file, tmp_path / "c1", engine="ray", ray_workers=1)
+        haystackcraft.build(spec, tmp_path / "ray", tokens=qwen, progress=False)
+    finally:
+        stop.set()
+        killer.join()
+    assert len(killed) == 1 and not psutil.pid_exists(killed[0])
+    assert content(tmp_path / "ray") == content(tmp_path / "local")
+
+
+def test_a_killed_driver_leaves_no_release(cluster, shared_file, nq_file, tmp_path) -> None:
+    """The build command, joined to the cluster by --ray-address, is SIGKILLed while a stage runs: nothing is at
+    --out, and the next build there completes (the release writer swaps a finished folder into place)."""
+    out = tmp_path / "release"
+    command = [sys.executable, "-m", "builders", "build", "haystackcraft", "--out", str(out), "--corpus",
+               str(shared_file(DUMP)), "--qa", str(nq_file), "--retrievers", "bm25", "--sizes", "0,2k", "--top-k", "40",
+               "--cache", str(tmp_path / "cache"), "--engine", "ray", "--ray-address", cluster, "--ray-workers", "1",
+               "--quiet"]
+    driver = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ})
+    try:
+        assert wait_for(lambda: bool(stage_workers()) or driver.poll() is not None, seconds=120)
+        assert driver.poll() is None, driver.communicate()[1][-2000:]
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(timeout=30)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".release")]
+    assert wait_for(lambda: not stage_workers(), seconds=60)  # Ray stops the dead job's tasks
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (out / "manifest.json").is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["cache", "release"]
+
+
+def wait_for(condition: Callable[[], bool], *, seconds: float) -> bool:
+    """Poll ``condition`` until it holds or ``seconds`` pass (a bound against hanging, not a timed assertion)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return False
