@@ -13,9 +13,13 @@ the prefixes of a haystack of n documents are those of 1..n whatever the orderin
 exact. Size 0 is the needles alone. A haystack whose needles alone exceed its budget is not built
 (the builder reports it).
 
-Predicted counts are exact for regex pre-tokenized BPEs (Qwen2, cl100k): documents are stripped
-and the blank line between them is a pre-token of its own, so a haystack has the sum of its parts'
-tokens. :func:`generators.haystackcraft.rows.materialize` verifies the count with one encode.
+The sum of the given per-document counts is a prediction: with a regex pre-tokenized BPE (Qwen2,
+cl100k) a document's final punctuation and the blank line after it are one pre-token (``.\n\n``),
+so documents' own counts plus the joins run up to one token per document above the encoded
+haystack. Builds therefore assemble on counts taken with what follows each document
+(:mod:`generators.haystackcraft.measure`, :func:`generators.haystackcraft.rows.exact_haystack`),
+under which the sums are exact; :func:`generators.haystackcraft.rows.materialize` measures every
+prompt with one encode.
 
 Every document of a strategy has an exact rank in the strategy's total order over the corpus, so
 each needle has a place among the distractors even when it lies beyond the stored top K: the
@@ -65,7 +69,8 @@ class Haystack:
         truncated_doc: The distractor cut to fit, or -1.
         truncated_tokens: Tokens kept of its text (prefix excluded), or -1.
         predicted_tokens: Tokens of the joined haystack (prefixes included, the prompt around it
-            excluded), predicted from the stored counts.
+            excluded), the sum of the given counts (exact with
+            :class:`~generators.haystackcraft.measure.JoinCounts`, see the module docstring).
     """
 
     doc_ids: np.ndarray

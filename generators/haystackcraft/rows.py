@@ -128,8 +128,9 @@ def exact_haystack(ranking: RankedQuestion, counts: JoinCounts, size: int, *, ov
     The prefix-sum assembly (:func:`generators.haystackcraft.assemble.assemble_haystack`) runs on
     ``count(doc + "\n\n") - count("\n\n")`` per document with the size lowered by what the last
     document can add beyond its share, so every ordering fits; then the cut distractor is counted
-    exactly (its kept prefix encoded with what follows it) and grown once to fill the size, or
-    shrunk while any ordering would exceed it, as the authors' code fills a budget by encoding
+    exactly (its kept prefix encoded with what follows it) and grown while short of the size until
+    it first overshoots, then shrunk while any ordering would exceed it, as the authors' code fills
+    a budget by encoding
     (Graph-COM/HaystackCraft ``infer_multi.py``). A cut distractor left with fewer than
     :data:`MIN_CUT_TOKENS` tokens is dropped.
     """
@@ -151,18 +152,23 @@ def exact_haystack(ranking: RankedQuestion, counts: JoinCounts, size: int, *, ov
     at = int(np.flatnonzero(ids == haystack.truncated_doc)[0])
     text = counts.tokens.normalize(counts.documents(ids[at: at + 1])[0])
     full = counts.tokens.count(text)
-    kept, grown = haystack.truncated_tokens, False
+    kept, overshot, fitting = haystack.truncated_tokens, False, None
     for _ in range(MAX_ROUNDS):
-        exact.inner[at], exact.last_span[at], exact.last_prompt[at] = counts.text_counts(cut_at_tokens(text, kept, counts.tokens))
+        cut = counts.text_counts(cut_at_tokens(text, kept, counts.tokens))
+        exact.inner[at], exact.last_span[at], exact.last_prompt[at] = cut
         bound = exact.bound(overhead, whole_prompt)
-        if bound > size:
-            kept -= bound - size
+        if bound <= size:
+            fitting = (kept, cut, bound)
+            if bound == size or overshot or kept >= full:
+                break
+            kept = min(full, kept + size - bound)  # grow while short of the size, until it first overshoots
+        else:
+            overshot, kept = True, kept - (bound - size)
             if kept < MIN_CUT_TOKENS:
                 break
-            continue
-        if bound < size and not grown and kept < full:
-            grown, kept = True, min(full, kept + size - bound)
-            continue
+    if fitting is not None and fitting[0] >= MIN_CUT_TOKENS:
+        kept, cut, bound = fitting
+        exact.inner[at], exact.last_span[at], exact.last_prompt[at] = cut
         tokens = haystack.tokens.copy()
         tokens[at] += kept - haystack.truncated_tokens
         return replace(haystack, tokens=tokens, truncated_tokens=kept, predicted_tokens=bound), exact
