@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from builders.sequential_niah import SequentialNiahBuild, build, demo_spec, read_questions
+from generators.sequential_niah.assemble import official_frame
 from generators.sequential_niah.logical import LogicalSpec
 from generators.sequential_niah.world_qa import world_logical_qas
 from generators.world.spec import WorldSpec
@@ -588,11 +589,13 @@ def test_the_paper_preset_sets_the_official_values_and_records_them(paper):
 def test_paper_rows_are_cl100k_measured_in_official_frames(paper):
     """Every prompt's cl100k count is its ``n_tokens``, inside its bucket; each prompt opens with one
     of the official prefixes and ends with ``"\\n\\n" + heading + question`` (build_data)."""
-    _, out = paper
+    spec, out = paper
     cl100k = load_tokenizer("cl100k_base")
     frames = Counter()
     for config in ("default", *NOISE_CONFIGS):
         for row in _rows(out, config):
+            prefix, between = official_frame(spec.seed, row["original_id"], row["lang"])  # variants keep it
+            assert row["input"].startswith(prefix) and row["input"].endswith(between + row["question"])
             assert row["n_tokens"] == len(cl100k.encode(row["input"]))
             assert BUCKETS[row["length_bucket"]].low <= row["n_tokens"] < BUCKETS[row["length_bucket"]].high
             heading = row["input"][: -len(row["question"])].rsplit("\n\n", 1)[1]
