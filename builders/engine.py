@@ -111,6 +111,45 @@ class Engine:
         with process_pool(workers, shared) as pool:
             yield lambda batches: _pool_map(pool, fn, batches, workers)
 
+    def actor_map(self, load: Callable[[], Any], fn: Stage, batches: Iterable[Any]) -> Iterator[Any]:
+        """``fn(batch, model)`` for every batch, in batch order, where ``model = load()`` is made once per worker.
+
+        For stages holding a model (dense embedding): ``ray`` starts ``workers`` actors (Ray's actor
+        pool pattern), each loading the model once, with a GPU each when the cluster has them; an
+        actor whose process dies is restarted and its batch re-run. ``local`` loads the model once
+        here and maps in this process (the library already uses every core).
+
+        Args:
+            load: A picklable function making the model (e.g. a ``functools.partial`` of a loader).
+            fn: A module-level function of (batch, model).
+            batches: The work, read lazily.
+        """
+        if self.name != "ray":
+            model = load()
+            yield from (fn(batch, model) for batch in batches)
+            return
+        ray = ray_module(self.address)
+        resources = ray.cluster_resources()
+        gpus = 1 if resources.get("GPU", 0) >= 1 else 0
+        workers = self.workers or max(1, int(resources.get("GPU", 0) if gpus else resources.get("CPU", 1)))
+        actor_class = ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=TASK_RETRIES,
+                                 max_task_retries=TASK_RETRIES)(_StageActor)
+        actors = [actor_class.remote(load) for _ in range(workers)]
+        free = list(actors)
+        busy: dict[Any, Any] = {}
+
+        def launch(batch: Any) -> Any:
+            actor = free.pop()
+            ref = actor.run.remote(fn, batch)
+            busy[ref] = actor
+            return ref
+
+        try:
+            yield from _in_order(ray, launch, batches, workers, finished=lambda ref: free.append(busy.pop(ref)))
+        finally:
+            for actor in actors:
+                ray.kill(actor)
+
     def count_tokens(self, texts: Iterable[Sequence[str]], tokens: TokenCounter) -> Iterator[np.ndarray]:
         """Token counts of each batch of texts (``tokens.count_batch``), in batch order."""
         return self.map(count_batch, texts, tokens)
@@ -211,9 +250,16 @@ def ray_module(address: str = "") -> Any:
 
 def _ray_map(ray: Any, fn: Stage, batches: Iterable[Any], shared_ref: Any, workers: int) -> Iterator[Any]:
     """Results in batch order from Ray tasks: ``workers`` running, ``workers * WINDOW_PER_WORKER`` not yet yielded."""
+    task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(_run_stage)
+    return _in_order(ray, lambda batch: task.remote(fn, batch, [shared_ref]), batches, workers)
+
+
+def _in_order(ray: Any, launch: Callable[[Any], Any], batches: Iterable[Any], workers: int,
+              finished: Callable[[Any], None] = lambda ref: None) -> Iterator[Any]:
+    """``ray.get`` of ``launch(batch)`` for every batch, in batch order, with at most ``workers`` launched and
+    not finished, and at most ``workers * WINDOW_PER_WORKER`` results held; ``finished(ref)`` frees its slot."""
     from ray.exceptions import RayTaskError
 
-    task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(_run_stage)
     running: dict[Any, int] = {}
     done: dict[int, Any] = {}
     next_out = 0
@@ -221,8 +267,10 @@ def _ray_map(ray: Any, fn: Stage, batches: Iterable[Any], shared_ref: Any, worke
     def wait_one() -> None:
         ready, _ = ray.wait(list(running), num_returns=1)
         for ref in ready:
+            index = running.pop(ref)
+            finished(ref)
             try:
-                done[running.pop(ref)] = ray.get(ref)
+                done[index] = ray.get(ref)
             except RayTaskError as err:  # the stage's own exception, raised as the local engine raises it
                 raise (err.cause if isinstance(err.cause, BaseException) else err) from None
 
@@ -234,7 +282,7 @@ def _ray_map(ray: Any, fn: Stage, batches: Iterable[Any], shared_ref: Any, worke
                     next_out += 1
                 else:
                     wait_one()
-            running[task.remote(fn, batch, [shared_ref])] = index
+            running[launch(batch)] = index
             while next_out in done:
                 yield done.pop(next_out)
                 next_out += 1
@@ -247,6 +295,17 @@ def _ray_map(ray: Any, fn: Stage, batches: Iterable[Any], shared_ref: Any, worke
     finally:
         for ref in running:
             ray.cancel(ref, force=True)
+
+
+class _StageActor:
+    """A Ray actor holding what ``load()`` made (a model), running a stage's batches with it."""
+
+    def __init__(self, load: Callable[[], Any]) -> None:
+        self.model = load()
+
+    def run(self, fn: Stage, batch: Any) -> Any:
+        """``fn(batch, model)``."""
+        return fn(batch, self.model)
 
 
 _WORKER_SHARED: dict[str, Any] = {}

@@ -289,7 +289,7 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
                            top=spec.top_k, links=(links["src"].to_numpy(), links["dst"].to_numpy()),
                            dense_model=spec.dense_model or None, cache_dir=spec.cache or None, progress=progress,
                            bm25_analyzer=spec.bm25_analyzer, dense_query_instruction=spec.dense_query_instruction,
-                           record=(retrieval := {}))
+                           record=(retrieval := {}), engine=engine_of(spec))
     table = retrieval_table(rankings, [q["hops"] for q in questions])
     report = BuildReport(Path(out), dropped=list(inputs.dropped), retrieval=retrieval)
     report.retrieval_markdown = "\n\n".join(appendix_l_markdown(table, metric) for metric in ("recall", "ndcg"))

@@ -21,10 +21,11 @@ extra, a clear error names it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from builders.engine import Engine
 from builders.retrieval.base import DocumentRenderer, Hits, LastCall, check_corpus
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
 from needlework.errors import SpecError
@@ -141,6 +143,46 @@ def load_model(name_or_path: str, device: str | None = None) -> Any:
     return sentence_transformers.SentenceTransformer(name_or_path, device=device)
 
 
+def load_encoder(source: str, device: str | None, max_seq_length: int | None, threads: int | None = None) -> Any:
+    """The encoder of :class:`DenseRetriever` as its ``model`` property sets it up (an engine worker's model).
+
+    ``threads``: torch's intra-op threads, set to the driver's: a CPU matrix product sums in an order that depends
+    on the thread count (1 and 2 threads differ in the last bit of all-MiniLM-L6-v2's vectors), and Ray starts an
+    actor of one CPU with one thread.
+    """
+    if threads is not None:
+        require("torch").set_num_threads(threads)
+    model = load_model(source, device)
+    if max_seq_length is not None:
+        model.max_seq_length = max_seq_length
+    return model
+
+
+def encoder_token_counts(rendered: Sequence[str], model: Any) -> np.ndarray | None:
+    """Word pieces of each rendered document as the encoder tokenizes it (special tokens in), before truncation.
+
+    ``None`` when the encoder exposes no tokenizer (an injected stand-in).
+    """
+    tokenizer = getattr(model, "tokenizer", None)
+    if tokenizer is None:
+        return None
+    ids = tokenizer(list(rendered), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
+    return np.fromiter((len(x) for x in ids), dtype=np.int32, count=len(rendered))
+
+
+def embed_documents(rendered: Sequence[str], model: Any, *, batch_size: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Normalized float32 embeddings of rendered documents, and :func:`encoder_token_counts` of them.
+
+    One chunk of the document map: the same chunks with the same ``batch_size`` give the same vectors wherever
+    they run.
+    """
+    counts = encoder_token_counts(rendered, model)
+    # prompt="" also keeps a model's default_prompt_name from being applied to documents.
+    emb = model.encode(list(rendered), prompt="", batch_size=batch_size, normalize_embeddings=True,
+                       convert_to_numpy=True, show_progress_bar=False)
+    return np.asarray(emb, dtype=np.float32), counts
+
+
 class DenseRetriever:
     """Cosine similarity of every corpus document to each query.
 
@@ -160,6 +202,9 @@ class DenseRetriever:
         max_seq_length: Truncate inputs to this many tokens instead of the model's own limit
             (Qwen3-Embedding accepts 32K-token articles, which a CPU cannot embed by the million).
         show_progress: Show a progress bar while embedding documents.
+        engine: Where documents are embedded (:mod:`builders.engine`): ``local`` here, ``ray`` on an actor
+            pool each holding the model (a loaded ``model`` always embeds here). Chunks come back in
+            doc-id order, so the embeddings do not depend on the engine.
     """
 
     name = "dense"
@@ -179,6 +224,7 @@ class DenseRetriever:
         query_prompt: str | None = None,
         max_seq_length: int | None = None,
         show_progress: bool = False,
+        engine: Engine | None = None,
     ) -> None:
         check_corpus(titles, texts)
         if batch_size < 1:
@@ -193,6 +239,7 @@ class DenseRetriever:
                 raise SpecError("a loaded dense model needs model_id (what identifies it in the cache)")
             self._source, identity, self._model = None, f"given:{model_id}", model
         self.device, self.batch_size, self.show_progress = device, batch_size, show_progress
+        self.engine = engine or Engine()
         self.query_prompt, self.max_seq_length = query_prompt, max_seq_length
         self._render = render
         self.documents_config = {"kind": "dense-documents", "model": identity, "normalize": True,
@@ -229,17 +276,18 @@ class DenseRetriever:
                 return found
         chunk = max(self.batch_size * 16, 256)
         bar = tqdm(total=self.n_docs, desc="embed documents", unit="doc", disable=not self.show_progress)
+        chunks = self._embedded_chunks(titles, texts, chunk)
         # The first chunk tells the embedding width, which the output file needs up front.
-        first = self._encode_documents(titles, texts, 0, min(chunk, self.n_docs))
+        first = next(chunks)
         bar.update(first.shape[0])
         shape = (self.n_docs, first.shape[1])
         if cache is None:
             out = np.empty(shape, dtype=np.float32)
-            self._fill(out, first, titles, texts, chunk, bar)
+            self._fill(out, first, chunks, bar)
             return out
         with cache.array_writer(corpus_fp or "", self.documents_fingerprint, EMBEDDINGS_ARTIFACT, shape,
                                 np.float32) as out:
-            self._fill(out, first, titles, texts, chunk, bar)
+            self._fill(out, first, chunks, bar)
         loaded = cache.load_array(corpus_fp or "", self.documents_fingerprint, EMBEDDINGS_ARTIFACT, mmap=True)
         if loaded is None:
             raise SpecError(f"could not read back the embeddings just written to {cache.root}")
@@ -248,35 +296,37 @@ class DenseRetriever:
                               np.concatenate(self._token_counts))
         return loaded
 
-    def _fill(self, out: np.ndarray, first: np.ndarray, titles: Sequence[str], texts: Sequence[str],
-              chunk: int, bar: Any) -> None:
+    def _fill(self, out: np.ndarray, first: np.ndarray, chunks: Iterator[np.ndarray], bar: Any) -> None:
         out[: first.shape[0]] = first
-        for start in range(first.shape[0], self.n_docs, chunk):
-            stop = min(start + chunk, self.n_docs)
-            out[start:stop] = self._encode_documents(titles, texts, start, stop)
-            bar.update(stop - start)
+        start = first.shape[0]
+        for embedded in chunks:
+            out[start:start + embedded.shape[0]] = embedded
+            start += embedded.shape[0]
+            bar.update(embedded.shape[0])
         bar.close()
+
+    def _embedded_chunks(self, titles: Sequence[str], texts: Sequence[str], chunk: int) -> Iterator[np.ndarray]:
+        """Embeddings of consecutive chunks of ``chunk`` documents, in doc-id order, on the retriever's engine."""
+        bounds = [(start, min(start + chunk, self.n_docs)) for start in range(0, self.n_docs, chunk)]
+        if self.engine.name != "ray" or self._source is None:
+            yield from (self._encode_documents(titles, texts, start, stop) for start, stop in bounds)
+            return
+        rendered = ([self._render(titles[i], texts[i]) for i in range(start, stop)] for start, stop in bounds)
+        threads = require("torch").get_num_threads()
+        load = functools.partial(load_encoder, self._source, self.device, self.max_seq_length, threads)
+        embed = functools.partial(embed_documents, batch_size=self.batch_size)
+        for embedded, counts in self.engine.actor_map(load, embed, rendered):
+            if counts is not None:
+                self._token_counts.append(counts)
+            yield embedded
 
     def _encode_documents(self, titles: Sequence[str], texts: Sequence[str], start: int, stop: int) -> np.ndarray:
         rendered = [self._render(titles[i], texts[i]) for i in range(start, stop)]
-        counts = self._count_tokens(rendered)
+        embedded, counts = embed_documents(rendered, self.model, batch_size=self.batch_size)
         if counts is not None:
             self._token_counts.append(counts)
-        # prompt="" also keeps a model's default_prompt_name from being applied to documents.
-        emb = self.model.encode(rendered, prompt="", batch_size=self.batch_size, normalize_embeddings=True,
-                                convert_to_numpy=True, show_progress_bar=False)
-        return np.asarray(emb, dtype=np.float32)
+        return embedded
 
-    def _count_tokens(self, rendered: Sequence[str]) -> np.ndarray | None:
-        """Word pieces of each rendered document as the encoder tokenizes it (special tokens in), before truncation.
-
-        ``None`` when the encoder exposes no tokenizer (an injected stand-in).
-        """
-        tokenizer = getattr(self.model, "tokenizer", None)
-        if tokenizer is None:
-            return None
-        ids = tokenizer(list(rendered), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
-        return np.fromiter((len(x) for x in ids), dtype=np.int32, count=len(rendered))
 
     def token_limit(self) -> int | None:
         """Most word pieces the encoder reads of a document: ``max_seq_length`` if set, else the model's own."""
@@ -308,8 +358,8 @@ class DenseRetriever:
                 found = self._cache.load_array(corpus_fp, self.documents_fingerprint, TOKEN_COUNTS_ARTIFACT)
                 if found is not None and found.shape == (self.n_docs,):
                     return found
-            counts_or_none = [self._count_tokens([self._render(self._titles[i], self._texts[i])
-                                                  for i in range(start, min(start + 1024, self.n_docs))])
+            counts_or_none = [encoder_token_counts([self._render(self._titles[i], self._texts[i])
+                                                    for i in range(start, min(start + 1024, self.n_docs))], self.model)
                               for start in range(0, self.n_docs, 1024)]
             if any(c is None for c in counts_or_none):
                 return None

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from builders.engine import Engine
 from builders.retrieval.base import DocumentRenderer, Retriever, StrategyRanking, order_keys, ranks_of, top_k
 from builders.retrieval.bm25 import BM25Retriever
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
@@ -155,6 +156,7 @@ def rank_corpus(
     bm25_analyzer: str = PLAIN,
     dense_query_instruction: str = AUTO,
     record: dict[str, Any] | None = None,
+    engine: Engine | None = None,
 ) -> dict[str, list[StrategyRanking]]:
     """Each strategy's top ``top`` documents and exact needle ranks for every question, from the corpus up.
 
@@ -178,6 +180,7 @@ def rank_corpus(
         dense_query_instruction: The dense query prompt setting (:func:`builders.retrieval.dense.query_prompt_for`).
         record: If given, filled with what the retrievers were (``bm25``: its config; ``dense``: model, query
             prompt and :meth:`DenseRetriever.truncation`; ``top_k``), for the manifest and the build report.
+        engine: Where the dense retriever embeds the documents (:mod:`builders.engine`; default: here).
     """
     cache = RetrievalCache(cache_dir)
     corpus_fp = corpus_fingerprint(titles, texts, render)
@@ -189,7 +192,7 @@ def rank_corpus(
     if bases & {"dense", "hybrid"}:
         dense = DenseRetriever(titles, texts, render=render, model=dense_model, cache=cache, corpus_fp=corpus_fp,
                                query_prompt=query_prompt_for(dense_query_instruction, dense_model),
-                               show_progress=progress)
+                               show_progress=progress, engine=engine)
     if any(strategy_parts(s)[1] for s in strategies):
         if links is None:
             raise SpecError("the +ppr strategies need the corpus's links")

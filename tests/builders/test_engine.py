@@ -199,3 +199,16 @@ def wait_for(condition: Callable[[], bool], *, seconds: float) -> bool:
             return True
         time.sleep(0.01)
     return False
+
+
+def test_dense_embeddings_from_an_actor_pool_equal_local_ones(cluster) -> None:
+    """Dense embedding on Ray actors, each holding the packaged all-MiniLM-L6-v2 once: two chunks of 256 and 44 documents come
+    back in doc-id order, bit for bit the vectors (and encoder token counts) of the local path."""
+    from builders.retrieval.dense import DenseRetriever
+
+    titles = [f"Entry {i}" for i in range(300)]
+    texts = [f"Item {i} is filed under shelf {i % 17} beside {(i * 7) % 300}." for i in range(300)]
+    local = DenseRetriever(titles, texts, render=lambda t, x: f"{t}\n{x}", batch_size=8)
+    pooled = DenseRetriever(titles, texts, render=lambda t, x: f"{t}\n{x}", batch_size=8, engine=Engine("ray", 2))
+    assert np.array_equal(pooled.embeddings, local.embeddings)
+    assert pooled.truncation() == local.truncation() and pooled.truncation()["documents"] == 300
