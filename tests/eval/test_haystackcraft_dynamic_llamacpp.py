@@ -16,7 +16,9 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+import datasets
 import pytest
 
 from builders import haystackcraft
@@ -30,21 +32,35 @@ from tests.eval.test_llamacpp import ALIAS, REPO, log_tail, running_server
 pytestmark = pytest.mark.slow
 
 N_CTX = 4096
-QUESTIONS = 3
-MAX_TOKENS = 48
+QUESTIONS = 2
+MAX_TOKENS = 32
+WORLD = {"world_docs": 200, "world_questions": 20, "strategies": ("bm25", "bm25+ppr"), "sizes": (0, 2_000),
+         "top_k": 100, "materialize": ()}
+
+
+def shortest_questions(tmp_path, qwen) -> Path:
+    """A file naming the world questions with the fewest needle tokens (a CPU model reads them fast)."""
+    probe = tmp_path / "probe"
+    haystackcraft.build(haystackcraft.HaystackCraftBuild(**WORLD, dynamic=True, cache=str(tmp_path / "cache")), probe,
+                        tokens=qwen, progress=False)
+    tokens = datasets.load_dataset(str(probe), "corpus", split="test")["n_tokens"]
+    qa = datasets.load_dataset(str(probe), "qa", split="test")
+    chosen = sorted(qa, key=lambda q: sum(tokens[s] for s in q["support"]))[:QUESTIONS]
+    ids = tmp_path / "ids.txt"
+    ids.write_text("".join(f"{q['qid']}\n" for q in chosen))
+    return ids
 
 
 def test_two_enforced_rounds_end_to_end_against_llama_cpp(tmp_path, qwen) -> None:
     release = tmp_path / "release"
-    spec = haystackcraft.HaystackCraftBuild(world_docs=200, world_questions=20, strategies=("bm25", "bm25+ppr"),
-                                            sizes=(0, 2_000), top_k=100, materialize=(), dynamic=True,
-                                            dynamic_questions=QUESTIONS, cache=str(tmp_path / "cache"))
+    spec = haystackcraft.HaystackCraftBuild(**WORLD, dynamic=True, dynamic_ids=str(shortest_questions(tmp_path, qwen)),
+                                            cache=str(tmp_path / "cache"))
     haystackcraft.build(spec, release, tokens=qwen, progress=False)
     run_dir = tmp_path / "run"
     with running_server(tmp_path, N_CTX) as server:
         command = [sys.executable, "-m", "eval", "run", "--dataset", str(release), "--config", "dynamic",
                    "--tasks", "enforced-2", "--sizes", "0", "--backend", "openai", "--model", ALIAS,
-                   "--base-url", server.base_url, "--concurrency", "2", "--gen-kwargs", f"max_tokens={MAX_TOKENS}",
+                   "--base-url", server.base_url, "--concurrency", "1", "--gen-kwargs", f"max_tokens={MAX_TOKENS}",
                    "--output-dir", str(run_dir), "--no-progress"]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
         done = subprocess.run(command, check=False, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900)
