@@ -129,6 +129,7 @@ def test_a_refining_to_the_bridge_raises_its_rank_and_rankings_are_the_retriever
         fact = facts[question]
         assert second["query"] == fact["bridge"] and first["summary"] == f"The question turns on {fact['bridge']}."
         assert item["rounds_used"] == 2 and item["queries"] == [question, fact["bridge"]]
+        assert item["pred"] == fact["answer"] and item["summaries"] == [first["summary"]] and not item["early_stop"]
         if fact["hops"] > 1:
             at = fact["support"].index(fact["bridge_id"])
             before.append(first["needle_ranks"][at])

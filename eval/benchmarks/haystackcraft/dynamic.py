@@ -311,9 +311,12 @@ def interpret(state: ItemState, kind: str, outcome: Outcome, thinking_end: str |
     return {"final": False, "early_stop": False, "summary": summary, "next_query": next_query}
 
 
-def item_record(state: ItemState, references: list[str], metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """The scored sample of a finished item: the last round's response and outcome, usage and time summed over rounds."""
+def item_record(state: ItemState, task: DynamicTask) -> dict[str, Any]:
+    """The scored sample of a finished item: the last round's response and outcome, usage and time summed over rounds,
+    and what ``infer_multi.py`` / ``infer_variable.py`` save per item (queries, summaries, pred, early_stop,
+    rounds_used). ``pred`` is informative: scoring reads the response again with the run's scoring."""
     last = state.rounds[-1]
+    references, metadata = task.references(state.item), task.metadata(state.item)
     usage = {k: sum(int(r["usage"].get(k, 0)) for r in state.rounds) for k in last["usage"]}
     return {
         "key": state.key, "config": CONFIG, "row_id": state.item["id"], "task": DYNAMIC, "references": references,
@@ -322,6 +325,7 @@ def item_record(state: ItemState, references: list[str], metadata: Mapping[str, 
         "attempts": sum(int(r.get("attempts", 1)) for r in state.rounds),
         "latency_s": round(sum(float(r.get("latency_s", 0.0)) for r in state.rounds), 4),
         "rounds_used": len(state.rounds), "early_stop": bool(last.get("early_stop")),
+        "pred": task.extract(last["text"]) if last.get("error") is None and last.get("text") is not None else None,
         "queries": [r["query"] for r in state.rounds], "summaries": [r["summary"] for r in state.rounds[:-1]],
         "round_keys": [r["key"] for r in state.rounds],
     }
@@ -382,7 +386,7 @@ async def drive_rounds(states: Sequence[ItemState], world: Any, backend: Backend
 
     def finish(state: ItemState) -> None:
         if state.finished and not state.recorded and not state.stalled:
-            writer.append(item_record(state, task.references(state.item), task.metadata(state.item)))
+            writer.append(item_record(state, task))
             state.recorded = True
 
     for state in states:
