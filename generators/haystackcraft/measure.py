@@ -72,15 +72,18 @@ class JoinCounts:
         if not len(todo):
             return
         texts = [self.tokens.normalize(t) for t in self.documents(todo)]
-        counts = [self.text_counts(t) for t in texts]
-        self.inner[todo] = [c[0] for c in counts]
+        self.inner[todo] = self.tokens.count_batch([t + DOCUMENT_JOINER for t in texts])
         self.inner_net[todo] = self.inner[todo] - self.join_tokens
-        self.last_span[todo] = [c[1] for c in counts]
-        self.last_prompt[todo] = [c[2] for c in counts]
+        last = [self.last_counts(t) for t in texts]
+        self.last_span[todo] = [c[0] for c in last]
+        self.last_prompt[todo] = [c[1] for c in last]
 
     def text_counts(self, text: str) -> tuple[int, int, int]:
         """``(inner, last_span, last_prompt)`` of one normalized document text (also a cut document's prefix)."""
-        inner = self.tokens.count(text + DOCUMENT_JOINER)
+        return (self.tokens.count(text + DOCUMENT_JOINER), *self.last_counts(text))
+
+    def last_counts(self, text: str) -> tuple[int, int]:
+        """``(last_span, last_prompt)`` of one normalized document text standing last, from one encode of it
+        followed by the prompt's text after the haystack."""
         _, starts = self.tokens.encode_with_offsets(text + self.after)
-        last_span = int(np.searchsorted(starts, len(text), side="left"))
-        return inner, last_span, len(starts) - self.after_tokens
+        return int(np.searchsorted(starts, len(text), side="left")), len(starts) - self.after_tokens
