@@ -333,26 +333,34 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
             report.rows[config] = 0
         expected = len(questions) * len(grid.strategies) * len(grid.sizes)
         bar = tqdm(total=expected, desc="haystacks", unit="cell", disable=not progress)
-        for i, question in enumerate(questions):
-            ranked = {s: RankedQuestion(r[i].doc_ids, r[i].needle_ids, r[i].needle_ranks) for s, r in rankings.items()}
-            written = 0
-            overhead = prompt_overhead(question["question"], tokens, layout) if whole_prompt else 0
-            if spec.no_context:
-                release.write(prompt_config(NO_CONTEXT), TEST, no_context_row(question, tokens))
-                report.rows[prompt_config(NO_CONTEXT)] += 1
-            for row in haystack_rows(question["qid"], ranked, doc_tokens, join_tokens, grid, seed=spec.seed,
-                                     overhead=overhead, prefix_tokens=prefixes, counts=counts, whole_prompt=whole_prompt):
-                release.write("haystacks", TEST, row)
-                report.rows["haystacks"] += 1
-                written += 1
-                if row["ordering"] in spec.materialize:
-                    config = prompt_config(row["ordering"])
-                    release.write(config, TEST, materialize(row, question, documents, tokens, layout=layout,
-                                                            whole_prompt=whole_prompt))
-                    report.rows[config] += 1
-            cells = written // len(grid.orderings)
-            report.skipped_cells += len(grid.strategies) * len(grid.sizes) - cells
-            bar.update(len(grid.strategies) * len(grid.sizes))
+
+        def haystacks_to_materialize() -> Iterator[MaterializeBatch]:
+            """Writes each question's haystacks; yields the rows whose prompts are materialized, with their documents."""
+            for i, question in enumerate(questions):
+                ranked = {s: RankedQuestion(r[i].doc_ids, r[i].needle_ids, r[i].needle_ranks) for s, r in rankings.items()}
+                written, wanted = 0, []
+                overhead = prompt_overhead(question["question"], tokens, layout) if whole_prompt else 0
+                if spec.no_context:
+                    release.write(prompt_config(NO_CONTEXT), TEST, no_context_row(question, tokens))
+                    report.rows[prompt_config(NO_CONTEXT)] += 1
+                for row in haystack_rows(question["qid"], ranked, doc_tokens, join_tokens, grid, seed=spec.seed,
+                                         overhead=overhead, prefix_tokens=prefixes, counts=counts, whole_prompt=whole_prompt):
+                    release.write("haystacks", TEST, row)
+                    report.rows["haystacks"] += 1
+                    written += 1
+                    if row["ordering"] in spec.materialize:
+                        wanted.append(row)
+                cells = written // len(grid.orderings)
+                report.skipped_cells += len(grid.strategies) * len(grid.sizes) - cells
+                bar.update(len(grid.strategies) * len(grid.sizes))
+                ids = sorted({d for row in wanted for d in row["doc_ids"]})
+                yield wanted, question, dict(zip(ids, documents(np.asarray(ids, dtype=np.int64))))
+
+        # Prompts are materialized on the engine, question by question, and written in question order.
+        for prompts in engine_of(spec).map(materialize_batch, haystacks_to_materialize(), (tokens, layout, whole_prompt)):
+            for prompt in prompts:
+                release.write(prompt_config(prompt["ordering"]), TEST, prompt)
+                report.rows[prompt_config(prompt["ordering"])] += 1
         bar.close()
         if spec.dynamic:
             from builders.haystackcraft_dynamic import write_for_build
@@ -361,6 +369,24 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
             report.rows["dynamic"] = release.manifest["dynamic"]["questions"]["n"]
         release.manifest["skipped_cells"] = report.skipped_cells
     return report
+
+
+MaterializeBatch = tuple[list[dict[str, Any]], dict[str, Any], dict[int, str]]
+"""One question's ``haystacks`` rows to materialize, its ``qa`` row, and the rendered documents they hold by doc id."""
+
+
+def materialize_batch(batch: MaterializeBatch, settings: tuple[TokenCounter, PromptLayout, bool]) -> list[dict[str, Any]]:
+    """The prompt rows of one question's haystacks (:func:`materialize`), in row order: a stage of the build's engine.
+
+    ``settings`` is (tokenizer, prompt layout, whole-prompt budget), sent once to each worker.
+    """
+    rows, question, rendered = batch
+    tokens, layout, whole_prompt = settings
+
+    def documents(ids: np.ndarray) -> list[str]:
+        return [rendered[i] for i in ids.tolist()]
+
+    return [materialize(row, question, documents, tokens, layout=layout, whole_prompt=whole_prompt) for row in rows]
 
 
 def features(config: str) -> datasets.Features:
