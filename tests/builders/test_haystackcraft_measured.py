@@ -28,6 +28,7 @@ from generators.haystackcraft.prompt import (
 )
 from generators.haystackcraft.rows import prefix_token_counts
 from generators.haystackcraft.spec import ORDERINGS
+from needlework.tokenizers import load_tokenizer
 
 HAYSTACK_BOUNDS = {"needlework": ("below.\n\n", "\n\nWhat is the correct answer to this question:"),
                    "official": ("below.\n\n<text>\n", "\n</text>\n\nWhat is the correct answer")}
@@ -36,32 +37,35 @@ ENDINGS = ("It ended in 1990.", "Was it (really?)", "He wrote 1990", "The river 
            "And so on...", "See §4.", "Ends with a colon:")
 
 
-def measured(prompt: str, layout: str, qwen) -> int:
+def measured(prompt: str, layout: str, tokens) -> int:
     """Tokens of the encoded prompt that start inside the haystack, located by its surrounding text."""
     head, tail = HAYSTACK_BOUNDS[layout]
     start, end = prompt.index(head) + len(head), prompt.rindex(tail)
-    _, starts = qwen.encode_with_offsets(prompt)
+    _, starts = tokens.encode_with_offsets(prompt)
     return int(((starts >= start) & (starts < end)).sum())
 
 
+@pytest.mark.parametrize("tokenizer", ["qwen2.5", "cl100k_base", "o200k_base"])
 @pytest.mark.parametrize("layout", ["needlework", "official"])
-def test_counts_with_what_follows_add_up_in_every_order(layout: str, qwen) -> None:
+def test_counts_with_what_follows_add_up_in_every_order(layout: str, tokenizer: str) -> None:
     """The cause, and the exact sum: a final '.' merges with the blank line after it, so a document's own
     count plus the blank line's runs one high; counting each document with what follows it gives the
-    measured haystack and the whole prompt exactly, whichever document stands last."""
+    measured haystack and the whole prompt exactly, whichever document stands last, for every named
+    (regex pre-tokenized) tokenizer."""
+    tokens = load_tokenizer(tokenizer)
     docs = [render_document(f"Title {i}", f"Some text about topic {i}. {end}") for i, end in enumerate(ENDINGS)]
-    assert qwen.count(docs[0]) + qwen.count(DOCUMENT_JOINER) == qwen.count(docs[0] + DOCUMENT_JOINER) + 1
-    counts = JoinCounts(len(docs), lambda ids: [docs[i] for i in ids], qwen, layout)
+    assert tokens.count(docs[0]) + tokens.count(DOCUMENT_JOINER) == tokens.count(docs[0] + DOCUMENT_JOINER) + 1
+    counts = JoinCounts(len(docs), lambda ids: [docs[i] for i in ids], tokens, layout)
     counts.ensure(np.arange(len(docs)))
-    prefixes = prefix_token_counts(len(docs), qwen) if layout == "official" else np.zeros(len(docs), dtype=np.int64)
+    prefixes = prefix_token_counts(len(docs), tokens) if layout == "official" else np.zeros(len(docs), dtype=np.int64)
     before, after = prompt_parts("Which river flows north?", layout)
     for order in itertools.islice(itertools.permutations(range(len(docs)), 5), 0, None, 97):
         shown, last = list(order), order[-1]
         prompt = before + join_haystack([docs[i] for i in shown], layout) + after
         span = int(prefixes[: len(shown)].sum() + counts.inner[shown].sum() - counts.inner[last] + counts.last_span[last])
-        assert span == measured(prompt, layout, qwen), order
-        whole = qwen.count(before) + qwen.count(after) + span - counts.last_span[last] + counts.last_prompt[last]
-        assert whole == len(qwen.encode(prompt)), order
+        assert span == measured(prompt, layout, tokens), order
+        whole = tokens.count(before) + tokens.count(after) + span - counts.last_span[last] + counts.last_prompt[last]
+        assert whole == len(tokens.encode(prompt)), order
 
 
 def load(release: Path, config: str) -> list[dict]:
