@@ -342,7 +342,7 @@ def build(spec: SequentialNiahBuild, out: Path, *, tokens: TokenCounter | None =
             if split == "test":
                 test_rows.append((row, qa_by[pairing.qid], text_by[pairing.text_id]))
         chosen = _noise_originals(test_rows, spec)
-        for noise_type in NOISE_TYPES:
+        for noise_type in NOISE_TYPES if chosen else ():  # --noise-samples 0 builds no noise configs
             config = f"noise-{noise_type}"
             release.declare(config, FEATURES)
             variants = generate_noise(chosen, seed=spec.seed, tokens=tokens, types=(noise_type,), buckets=buckets,
@@ -360,6 +360,8 @@ def build(spec: SequentialNiahBuild, out: Path, *, tokens: TokenCounter | None =
                                             "origin": t.origin, "parts": list(t.parts)})
             rows["texts/test"] = rows.get("texts/test", 0) + 1
         for split, records in build_judge_sets(qas, JudgeSpec(spec.judge_train, spec.judge_test), seed=spec.seed).items():
+            if not records:  # --judge-train 0 or --judge-test 0: no such config
+                continue
             config = f"judge-{split}"
             release.declare(config, JUDGE_FEATURES)
             for record in records:

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from builders.sequential_niah import SequentialNiahBuild, build, demo_spec, read_questions
+from builders.validate import validate_release
 from generators.sequential_niah.assemble import official_frame
 from generators.sequential_niah.logical import LogicalSpec
 from generators.sequential_niah.world_qa import world_logical_qas
@@ -457,6 +458,14 @@ def test_building_twice_gives_identical_content(built, spec, tmp_path_factory):
     for split in SPLITS:
         a, b = (pq.read_table(sorted((r.out / "default").glob(f"{split}-*.parquet"))) for r in (built, again))
         assert a.equals(b)
+
+
+def test_zero_noise_samples_and_judge_candidates_build_no_such_configs(spec, tmp_path):
+    """--noise-samples 0 and --judge-train 0 ask for no rows: the configs are left out, not declared empty."""
+    report = build(replace(spec, noise_samples=0, judge_train=0), tmp_path / "sequential-niah", progress=False)
+    configs = set(json.loads((report.out / "manifest.json").read_text(encoding="utf-8"))["configs"])
+    assert configs == {"default", "texts", "judge-test"}
+    assert validate_release(report.out) == []
 
 
 def _left_clean(out: Path, before: set[Path]) -> None:
