@@ -131,7 +131,9 @@ class Engine:
         ray = ray_module(self.address)
         resources = ray.cluster_resources()
         gpus = 1 if resources.get("GPU", 0) >= 1 else 0
-        workers = self.workers or max(1, int(resources.get("GPU", 0) if gpus else resources.get("CPU", 1)))
+        # Capped at what the cluster can hold at once: an actor left pending would never free a slot.
+        slots = max(1, int(resources.get("GPU", 0) if gpus else resources.get("CPU", 1)))
+        workers = min(self.workers or slots, slots)
         actor_class = ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=TASK_RETRIES,
                                  max_task_retries=TASK_RETRIES)(_StageActor)
         actors = [actor_class.remote(load) for _ in range(workers)]
@@ -231,7 +233,8 @@ def _pool_map(pool: Any, fn: Stage, batches: Iterable[Any], workers: int) -> Ite
 
 
 def ray_module(address: str = "") -> Any:
-    """Ray, connected: to ``address`` if given, else this process's cluster, else a new local one.
+    """Ray, connected: to ``address`` if given, else as ``ray.init()`` connects (``$RAY_ADDRESS``, else a new
+    local cluster); a process that is already connected (``ray.is_initialized()``, as in tests) keeps its connection.
 
     Raises:
         EngineError: Ray is not installed (the ``ray`` extra), or the cluster cannot be joined.
