@@ -301,7 +301,7 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
     def bank_of(titles: list[str], texts: list[str]) -> Bank:
         return Bank(titles, texts, dense_model=spec.dense_model or None, cache_dir=spec.cache or None, progress=progress)
 
-    prepared = (_prepare_real(spec, tokens, bank_of, clock) if spec.real
+    prepared = (_prepare_real(spec, tokens, bank_of, clock, engine) if spec.real
                 else _prepare_world(spec, tokens, bank_of, progress, clock, engine))
     wbank, bank, queries, collisions, stages, inputs, official = prepared
     domains = tuple(d for d in spec.domains if any(q["domain"] == d for q in queries))
@@ -386,7 +386,7 @@ def _prepare_world(spec: EmbsBuild, tokens: TokenCounter, bank_of: Any, progress
     return wbank, bank, queries, collisions, stages, {"world": f"synthetic(entities={spec.entities}, seed={spec.seed})"}, None
 
 
-def _prepare_real(spec: EmbsBuild, tokens: TokenCounter, bank_of: Any, clock: _Stopwatch) -> tuple:
+def _prepare_real(spec: EmbsBuild, tokens: TokenCounter, bank_of: Any, clock: _Stopwatch, engine: Engine) -> tuple:
     """Stages I-III on real sources, with the LLM stages when ``--llm-model`` is given."""
     source, dropped = read_sources(spec.hub, spec.raw, tokens)
     clock.lap("read")
@@ -398,7 +398,7 @@ def _prepare_real(spec: EmbsBuild, tokens: TokenCounter, bank_of: Any, clock: _S
         llm = open_llm(spec.llm_base_url or None, spec.llm_model, engine=spec.llm_engine, cache_path=cache)
     official = bool(spec.hub) and not spec.raw
     rbank, triples = prepare_bank(source, spec.query_spec(), llm, retriever=spec.build_retriever, bank_of=bank_of,
-                                  seed=spec.seed, tokens=tokens, official=official)
+                                  seed=spec.seed, tokens=tokens, official=official, engine=engine)
     bank = bank_of(rbank.titles, rbank.texts)
     queries, collisions, stages = stage_three(rbank, bank, triples, spec.query_spec(), llm, retriever=spec.build_retriever,
                                               official=official)

@@ -25,9 +25,10 @@ from typing import Any
 import numpy as np
 
 from builders.embs_llm import AtomizeCase, LlmStages, RewriteCase, VerifyCase
-from builders.retrieval.ladder import Bank, nearest_outside
 from builders.embs_world import WorldStages, count_serialized, query_row
+from builders.engine import Engine
 from builders.retrieval.base import ranks_of
+from builders.retrieval.ladder import Bank, nearest_outside
 from builders.sources.embs_hub import read_embs_hub
 from builders.sources.embs_raw import read_raw
 from builders.sources.embs_source import EmbsSource, concat_sources
@@ -119,8 +120,10 @@ def _stage_two(docs: list[dict], triples: list[_Triple], spec: QuerySpec, llm: L
 
 
 def prepare_bank(source: EmbsSource, spec: QuerySpec, llm: LlmStages | None, *, retriever: str, bank_of: Callable[..., Bank],
-                 seed: int, tokens: TokenCounter, official: bool) -> tuple[RealBank, list[_Triple]]:
-    """Stages I-II: the bank in doc-id order (tokens counted once, as serialized) and the test triples on it."""
+                 seed: int, tokens: TokenCounter, official: bool, engine: Engine | None = None
+                 ) -> tuple[RealBank, list[_Triple]]:
+    """Stages I-II: the bank in doc-id order (tokens counted once, as serialized, on ``engine``) and the test triples
+    on it."""
     docs = [{**d, "origin": d["source"], "removed": False} for d in source.docs.to_pylist()]
     triples = [_Triple(t["query"], t["answer"], list(t["answers"]), list(t["ref_docs"]), t["lang"], t["source"], t["domain"],
                        "release" if official else "none", t["qid"])
@@ -146,7 +149,7 @@ def prepare_bank(source: EmbsSource, spec: QuerySpec, llm: LlmStages | None, *, 
                         "give --llm-model to classify them into the 8 domains")
     titles = [tokens.normalize(d["title"]) for d in ordered]
     texts = [tokens.normalize(d["text"]) for d in ordered]
-    n_tokens = count_serialized(titles, texts, tokens)
+    n_tokens = count_serialized(titles, texts, tokens, engine=engine)
     # The release gives a domain only to documents of its 64K domain corpora; the rest keep none (-1).
     domains = np.array([DOMAINS.index(d["domain"]) if d["domain"] else -1 for d in ordered], dtype=np.int8)
     for t in triples:

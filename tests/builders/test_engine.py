@@ -25,7 +25,7 @@ import pytest
 import ray
 
 from builders import embs, haystackcraft
-from builders.engine import Engine, batched, count_batch, engine_of
+from builders.engine import Engine, EngineError, batched, count_batch, engine_of
 from builders.options import reproducing_command
 from needlework.errors import SpecError
 
@@ -118,6 +118,12 @@ def test_engine_options_are_checked_and_not_recorded(tmp_path) -> None:
     assert engine_of(spec) == Engine("ray", 2, "auto")
     local, remote = haystackcraft.HaystackCraftBuild(), haystackcraft.HaystackCraftBuild(engine="ray", ray_workers=2)
     assert reproducing_command("haystackcraft", local) == reproducing_command("haystackcraft", remote)
+
+
+def test_ray_without_the_extra_names_it(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    with pytest.raises(EngineError, match=r"pip install 'needlework\[ray\]'"):
+        list(Engine("ray").count_tokens([["a"]], None))  # type: ignore[arg-type]
 
 
 def test_wikipedia_haystackcraft_build_is_identical_on_every_engine(cluster, shared_file, nq_file, qwen, tmp_path) -> None:
