@@ -207,6 +207,7 @@ def wait_for(condition: Callable[[], bool], *, seconds: float) -> bool:
     return False
 
 
+@pytest.mark.slow  # two actors and the driver each import torch and load the encoder
 def test_dense_embeddings_from_an_actor_pool_equal_local_ones(cluster) -> None:
     """Dense embedding on Ray actors, each holding the packaged all-MiniLM-L6-v2 once: two chunks of 256 and 44 documents come
     back in doc-id order, bit for bit the vectors (and encoder token counts) of the local path."""
