@@ -459,3 +459,74 @@ def test_dense_rounds_rank_with_the_papers_query_instruction_over_the_released_e
     for record in rounds.values():
         direct = rank_strategies(len(corpus), [record["query"]], [np.asarray(record["needle_ids"])], {"d": dense}, 100)
         assert record["needle_ranks"] == direct["d"][0].needle_ranks.tolist()
+
+
+def test_sigkilled_cli_runs_resume_to_the_unbroken_result_and_never_resend_a_recorded_round(tmp_path, release,
+                                                                                           facts) -> None:
+    """``python -m eval run`` killed with SIGKILL at 5 random points over HTTP, then resumed: the final rounds and
+    scores equal an unbroken run's, and no prompt whose round was recorded before a kill reaches the server again."""
+    import asyncio
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from aiohttp import web
+
+    from tests.support.releases import serve_app
+
+    bridge = bridge_model(facts)
+
+    def model(prompt: str) -> str:  # variable rounds' analyses differ, so no two items send the same prompt
+        answer = bridge(prompt)
+        return answer.replace("Summary: ", "Summary: [v] ") if "decide if you are confident" in prompt else answer
+    received: list[str] = []
+
+    async def chat(request: web.Request) -> web.Response:
+        body = await request.json()
+        prompt = body["messages"][-1]["content"]
+        received.append(hashlib.sha256(prompt.encode("utf-8")).hexdigest())
+        await asyncio.sleep(0.01)
+        return web.json_response({"choices": [{"message": {"role": "assistant", "content": model(prompt)},
+                                               "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}})
+
+    app = web.Application(client_max_size=64 * 2**20)
+    app.router.add_post("/v1/chat/completions", chat)
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(repo), os.environ.get("PYTHONPATH")]))}
+
+    def command(url: str, out: Path) -> list[str]:
+        return [sys.executable, "-m", "eval", "run", "--dataset", str(release), "--config", "dynamic", "--model", "m",
+                "--base-url", url, "--output-dir", str(out), "--no-progress", "--concurrency", "4",
+                "--tasks", "enforced-3", "--tasks", "variable", "--sizes", "0", "--sizes", "2000"]
+
+    with serve_app(app) as url:
+        assert subprocess.run(command(url, tmp_path / "ref"), env=env, capture_output=True, check=False).returncode == 0
+        total = len(received)
+        assert len(set(received)) == total  # every prompt distinct: a prompt seen again is a request sent again
+        received.clear()
+        rng = random.Random(2025)
+        done_before_kill: list[set[str]] = []
+        segments: list[int] = []
+        for point in sorted(rng.sample(range(5, total - 5), 5)):
+            process = subprocess.Popen(command(url, tmp_path / "run"), env=env, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+            while len(received) < point and process.poll() is None:
+                time.sleep(0.002)
+            assert process.poll() is None, "the run ended before its kill point"
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+            segments.append(len(received))
+            done_before_kill.append({r["prompt_sha256"] for r in round_records(tmp_path / "run").values()
+                                     if r["error"] is None})
+        final = subprocess.run(command(url, tmp_path / "run"), env=env, capture_output=True, text=True, check=False)
+        assert final.returncode == 0, final.stderr
+    for index, done in enumerate(done_before_kill):
+        assert not done & set(received[segments[index]:])
+    keep = ("row_id", "round", "query", "doc_ids", "needle_ranks", "text", "summary", "next_query", "final",
+            "early_stop", "prompt_sha256")
+    assert {k: {f: r[f] for f in keep} for k, r in round_records(tmp_path / "run").items()} == \
+        {k: {f: r[f] for f in keep} for k, r in round_records(tmp_path / "ref").items()}
+    ref = json.loads((tmp_path / "ref" / "results.json").read_text())["scores"]["overall"]
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["scores"]["overall"] == ref
