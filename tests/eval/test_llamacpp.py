@@ -76,6 +76,7 @@ def get_json(url: str, timeout_s: float = 5.0) -> Any:
 class Server:
     base_url: str
     log: Path
+    process: subprocess.Popen | None = None
 
 
 @contextmanager
@@ -120,7 +121,7 @@ def running_server(directory: Path, n_ctx: int) -> Iterator[Server]:
                                 f"{log_tail(log)}")
                 time.sleep(0.25)
         assert [m["id"] for m in models["data"]] == [ALIAS], models
-        yield Server(base_url, log)
+        yield Server(base_url, log, process)
     finally:
         process.terminate()
         try:
