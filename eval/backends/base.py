@@ -7,6 +7,7 @@ in building the payload and parsing the response; the vLLM backend batches the s
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterable, Literal, Mapping, Protocol
 
@@ -110,3 +111,24 @@ class Backend(Protocol):
     async def aclose(self) -> None:
         """Release connections or engines."""
         ...
+
+
+async def drain_workers(workers: list[asyncio.Task[None]],
+                        results: asyncio.Queue[Outcome | BaseException | None]) -> AsyncIterator[Outcome]:
+    """The outcomes ``workers`` put on ``results``, as they come, until each worker has put its final
+    ``None``; a worker's exception is re-raised here. Every worker is cancelled and awaited on exit,
+    also when the consumer stops early. Shared by the backends that run requests on worker tasks."""
+    try:
+        running = len(workers)
+        while running:
+            item = await results.get()
+            if item is None:
+                running -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item
+    finally:
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)

@@ -19,7 +19,8 @@ from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
 import aiohttp
 import numpy as np
 
-from eval.backends.base import BackendError, Message, Outcome, PreflightError, Request, SampleError, Usage
+from eval.backends.base import (BackendError, Message, Outcome, PreflightError, Request, SampleError, Usage,
+                                drain_workers)
 from eval.backends.window import WindowRule, discover_rule
 
 CONTEXT_LENGTH_PATTERN = re.compile(
@@ -252,20 +253,8 @@ class OpenAIBackend:
                 await results.put(None)
 
         workers = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
-        try:
-            running = len(workers)
-            while running:
-                item = await results.get()
-                if item is None:
-                    running -= 1
-                elif isinstance(item, BaseException):
-                    raise item
-                else:
-                    yield item
-        finally:
-            for task in workers:
-                task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+        async for outcome in drain_workers(workers, results):
+            yield outcome
 
     async def aclose(self) -> None:
         """Close the connection pool."""

@@ -21,7 +21,13 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.backends.base import BackendError, Outcome, PreflightError, Request
+from eval.backends.base import (
+    BackendError,
+    Outcome,
+    PreflightError,
+    Request,
+    drain_workers,
+)
 from eval.backends.openai_compat import OpenAIBackend
 
 FAILOVER_KINDS = frozenset({"connection", "timeout", "http", "malformed"})
@@ -142,24 +148,11 @@ class PooledBackend:
                 await results.put(None)
 
         workers = [asyncio.create_task(worker(i)) for i, m in enumerate(self.members) for _ in range(m.concurrency)]
-        try:
-            running = len(workers)
-            while running:
-                item = await results.get()
-                if item is None:
-                    running -= 1
-                elif isinstance(item, BaseException):
-                    raise item
-                else:
-                    yield item
-            while not retry.empty():  # every endpoint went down with requests still queued
-                attempt = retry.get_nowait()
-                raise BackendError(f"every endpoint is down ({', '.join(m.base_url for m in self.members)}); "
-                                   f"{attempt.request.key} and the rest were not answered: re-run to resume")
-        finally:
-            for task in workers:
-                task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+        async for outcome in drain_workers(workers, results):
+            yield outcome
+        if not retry.empty() or not exhausted and next(source, None) is not None:  # every endpoint went down
+            raise BackendError(f"every endpoint is down ({', '.join(m.base_url for m in self.members)}); "
+                               "the remaining requests were not sent: re-run to resume")
 
     async def aclose(self) -> None:
         """Close every endpoint's connections."""

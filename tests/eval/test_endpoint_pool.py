@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from eval.backends import backend_for
+from eval.backends.base import BackendError
 from eval.backends.pool import PooledBackend
 from eval.cli import main
 from eval.runner import run
@@ -100,3 +101,27 @@ def test_one_url_is_a_plain_backend_and_a_repeated_url_is_refused():
     assert isinstance(backend_for("openai", MODEL, base_url=("http://a/v1", "http://b/v1")), PooledBackend)
     with pytest.raises(SpecError, match="same endpoint"):
         backend_for("openai", MODEL, base_url=("http://a/v1", "http://a/v1"))
+
+
+def test_a_run_whose_every_endpoint_dies_stops_and_says_so(eval_release, release_rows, tmp_path):
+    """Both servers hold their requests and are killed: the held requests are recorded as connection
+    errors (resumable) and the run stops naming the cause, with the rest never sent."""
+    scripts = [make_script(release_rows, hang_s=5.0) for _ in range(2)]
+    for script in scripts:
+        script.faults = {row["id"]: ["hang"] for rows in release_rows.values() for row in rows}
+    with stub_server(scripts[0]) as a, stub_server(scripts[1]) as b:
+        def kill_when_busy() -> None:
+            deadline = time.monotonic() + 10
+            while min(sum(s.attempts.values()) for s in scripts) < 1 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            a.kill()
+            b.kill()
+
+        killer = threading.Thread(target=kill_when_busy)
+        killer.start()
+        with pytest.raises(BackendError, match="every endpoint is down"):
+            run(make_spec(eval_release, (a.base_url, b.base_url), tmp_path / "run", timeout_s=30.0), progress=False)
+        killer.join()
+    records = samples_lines(tmp_path / "run")
+    assert records and all(r["error"]["kind"] == "connection" for r in records)
+    assert len(records) < TOTAL_ROWS
