@@ -112,25 +112,16 @@ def _read_docs_slowly(path: Path) -> tuple[pa.Array, list[str], list[str]]:
     ids: list[str] = []
     titles: list[str] = []
     texts: list[str] = []
-    with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(str(path), line_number, None, f"not JSON ({err.msg})") from None
-            if not isinstance(record, dict):
-                raise InputError(str(path), line_number, None, f"expected an object, got {type(record).__name__}")
-            doc_id = require_field(record, "id", str(path), line_number - 1)
-            if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
-                raise InputError(str(path), line_number, "id", f"expected a string, got {doc_id!r:.60}")
-            for name, out in (("title", titles), ("text", texts)):
-                value = require_field(record, name, str(path), line_number - 1)
-                if not isinstance(value, str):
-                    raise InputError(str(path), line_number, name, f"expected a string, got {value!r:.60}")
-                out.append(value)
-            ids.append(str(doc_id))
+    for line_number, record in _jsonl_records(path):
+        doc_id = require_field(record, "id", str(path), line_number - 1)
+        if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
+            raise InputError(str(path), line_number, "id", f"expected a string, got {doc_id!r:.60}")
+        for name, out in (("title", titles), ("text", texts)):
+            value = require_field(record, name, str(path), line_number - 1)
+            if not isinstance(value, str):
+                raise InputError(str(path), line_number, name, f"expected a string, got {value!r:.60}")
+            out.append(value)
+        ids.append(str(doc_id))
     array = pa.array(ids, pa.string())
     _check_unique(path, array)
     return array, titles, texts
