@@ -154,6 +154,15 @@ def commit_operations(plan: PushPlan, remote_files: Sequence[str]) -> tuple[list
     return operations, deleted
 
 
+def hub_transport_errors() -> tuple[type[BaseException], ...]:
+    """The errors of ``huggingface_hub``'s HTTP library (``httpx2.HTTPError`` in 2.x): its
+    ``HfHubHTTPError`` derives from that and from ``OSError``, but a refused connection or a timeout
+    raises the library's own ``ConnectError`` / ``TimeoutException``, which are no ``OSError``."""
+    from huggingface_hub.errors import HfHubHTTPError
+
+    return tuple(base for base in HfHubHTTPError.__bases__ if base is not OSError)
+
+
 def push_release(plan: PushPlan, api: HubApi | None = None, *, private: bool = False,
                  message: str | None = None) -> PushResult:
     """Push a planned release: create the dataset repository if needed, refuse an existing tag,
@@ -168,7 +177,20 @@ def push_release(plan: PushPlan, api: HubApi | None = None, *, private: bool = F
 
     Raises:
         ReleaseError: The tag exists already in the repository.
+        OSError: The Hub answered with an error, or could not be reached (a refused connection or
+            a timeout of the HTTP library is raised as :class:`ConnectionError`, so the CLI reports
+            it in one line like any other Hub error).
     """
+    try:
+        return _push(plan, api, private=private, message=message)
+    except hub_transport_errors() as err:
+        if isinstance(err, OSError):
+            raise
+        raise ConnectionError(f"{type(err).__name__}: {err}") from err
+
+
+def _push(plan: PushPlan, api: HubApi | None, *, private: bool, message: str | None) -> PushResult:
+    """:func:`push_release` without the translation of transport errors."""
     if api is None:
         from huggingface_hub import HfApi
 
