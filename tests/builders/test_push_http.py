@@ -169,6 +169,19 @@ def test_an_existing_tag_is_never_moved(tmp_path, releases, hub):
     assert rows(hub.state.snapshot(REPO, "v1"), "mk_niah_basic") == rows(releases["first"], "mk_niah_basic")
 
 
+def test_the_same_release_pushed_again_under_another_tag_tags_the_same_commit(tmp_path, releases, hub):
+    """Every file unchanged: the client's preupload sees the Hub's blob oids equal its own, sends no
+    commit and takes the head from ``repo_info`` (``hf_api.py`` ``create_commit``, "No files have
+    been modified since last commit"); the new tag lands on the commit the first tag names."""
+    for tag in ("v1", "v2"):
+        done = needlework(tmp_path, hub.endpoint, "push", str(releases["first"]), REPO, "--tag", tag)
+        assert done.returncode == 0, done.stderr
+    assert len(hub.state.calls("POST", "/commit/")) == 1
+    assert hub.state.calls("GET", f"/api/datasets/{REPO}/revision/main")
+    assert hub.state.repos[REPO].tags["v2"] == hub.state.repos[REPO].tags["v1"] == hub.state.repos[REPO].main
+    assert f"in commit {hub.state.repos[REPO].main[:12]}, tagged v2" in done.stdout
+
+
 @pytest.mark.parametrize("listening", [True, False], ids=["server-listening", "closed-port"])
 def test_dry_run_makes_no_request(tmp_path, releases, hub, listening):
     """``--dry-run`` validates and lists the upload and contacts nobody: the listening server records

@@ -16,6 +16,9 @@ and ``_prepare_commit_payload``):
                                                        with the git blob oid of the file already there
     POST /api/datasets/{org}/{name}/commit/{rev}    <- NDJSON: header, file (base64), deletedFile lines
     POST /api/datasets/{org}/{name}/tag/{rev}       <- {"tag", "message"}; 409 when the tag exists
+    GET  /api/datasets/{org}/{name}[/revision/{rev}] -> {"id", "sha", "siblings"}: ``repo_info``, which
+                                                       ``create_commit`` asks for the head when every
+                                                       file is unchanged (and sends no commit)
 
 A new repository gets an initial commit holding ``.gitattributes``, as on the Hub. Every commit is a
 folder snapshot under ``root`` (``load_dataset(snapshot, config)`` reads what
@@ -193,6 +196,16 @@ def make_app(state: HubState) -> web.Application:
                     for folder in sorted(folders) if recursive or "/" not in folder]
         return web.json_response(entries)
 
+    async def info(request: web.Request) -> web.Response:
+        repo_id, repo = repo_of(request)
+        if repo is None:
+            return _error(404, "Repository not found", "RepoNotFound")
+        oid = state.resolve(repo_id, request.match_info.get("rev", "main"))
+        if oid is None:
+            return _error(404, "Invalid rev id", "RevisionNotFound")
+        return web.json_response({"id": repo_id, "sha": oid, "private": repo.private,
+                                  "siblings": [{"rfilename": path} for path in sorted(repo.commits[oid])]})
+
     async def validate_yaml(request: web.Request) -> web.Response:
         payload = await request.json()
         content = payload.get("content", "")
@@ -266,6 +279,8 @@ def make_app(state: HubState) -> web.Application:
     app.router.add_post("/api/repos/create", create_repo)
     app.router.add_post("/api/validate-yaml", validate_yaml)
     app.router.add_get("/api/agent-harnesses", agent_harnesses)
+    app.router.add_get(repo, info)
+    app.router.add_get(repo + "/revision/{rev}", info)
     app.router.add_get(repo + "/refs", refs)
     app.router.add_get(repo + "/tree/{rev}", tree)
     app.router.add_post(repo + "/preupload/{rev}", preupload)
