@@ -62,12 +62,9 @@ Usage::
 
 from __future__ import annotations
 
-import os
-
-os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread per worker, before tokenizers is imported
-
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -257,11 +254,11 @@ def count_one_thread(texts: Sequence[str], tokens: Any) -> Any:
 
 
 def start_ray(cpus: int) -> tuple[Any, float]:
-    """A local Ray cluster of ``cpus`` CPUs with one-thread tokenizers in its workers, and the seconds it took to start."""
+    """A local Ray cluster of ``cpus`` CPUs, and the seconds it took to start."""
     import ray
 
     start = time.perf_counter()
-    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)  # workers inherit this environment
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
     return ray, time.perf_counter() - start
 
 
