@@ -33,6 +33,14 @@ def test_rates_are_per_second_and_per_worker():
     assert run.rate("megabytes") == 2.5
 
 
+def test_marginal_rate_leaves_out_the_stage_start():
+    """Once started, a stage's rate is its work over its time less the fixed cost of starting it."""
+    run = scale.Run("count", "ray 1 worker", 1, best_s=5.0, median_s=5.0, items=10, megabytes=1.0, tokens=4_000_000,
+                    words=0, load_before=0.0, start_s=1.0)
+    assert run.rate("tokens") == 800_000
+    assert run.marginal_rate("tokens") == 1_000_000
+
+
 def test_overhead_and_speedup():
     """Overhead is the time Ray adds at equal workers (local rate / Ray rate - 1); speedup is rate 2 / rate 1."""
     assert scale.overhead(100.0, 80.0) == pytest.approx(0.25)
