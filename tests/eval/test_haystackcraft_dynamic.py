@@ -531,3 +531,54 @@ def test_sigkilled_cli_runs_resume_to_the_unbroken_result_and_never_resend_a_rec
         {k: {f: r[f] for f in keep} for k, r in round_records(tmp_path / "ref").items()}
     ref = json.loads((tmp_path / "ref" / "results.json").read_text())["scores"]["overall"]
     assert json.loads((tmp_path / "run" / "results.json").read_text())["scores"]["overall"] == ref
+
+
+class RankSpy:
+    """A :class:`DynamicWorld` that records, per ``rank`` call, its strategy, its query count and whether every
+    ranking asked for was already memoized."""
+
+    def __init__(self, world: DynamicWorld) -> None:
+        self.world, self.calls = world, []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.world, name)
+
+    def rank(self, strategy, queries, needles):
+        memo = self.world._memo
+        known = all((strategy, q, tuple(int(n) for n in ns)) in memo for q, ns in zip(queries, needles))
+        self.calls.append((strategy, len(queries), known))
+        return self.world.rank(strategy, queries, needles)
+
+
+def test_each_pass_ranks_its_rounds_queries_in_one_batch_with_the_same_rankings(tmp_path, release, qwen,
+                                                                                 facts) -> None:
+    """Lock-step rounds (``infer_multi.py`` runs every question's round t before round t+1): each pass ranks all its
+    queries in one ``rank`` call per strategy (one batched PPR solve, ``PprGraph.pagerank_many``) before any prompt,
+    and the prompts then find those rankings memoized; the records equal a run on a world ranking one query per
+    call (the batched PPR is bitwise the one-query solve)."""
+    spy = RankSpy(DynamicWorld(open_release(str(release)), qwen))
+    model = bridge_model(facts)
+    batched = run_dynamic(spec_for(release, tmp_path / "batched", tasks=("enforced-2",), sizes=(4_000,)),
+                          ScriptedBackend(model), progress=False, world=spy)
+    n_items = len(item_records(batched.run_dir))
+    round_calls = [c for c in spy.calls if c[1] > 1]
+    assert round_calls == [("bm25+ppr", n_items, False), ("bm25+ppr", n_items, False)]
+    assert all(known for _, count, known in spy.calls if count == 1)  # the prompts' own calls are memo hits
+    single = DynamicWorld(open_release(str(release)), qwen)
+    from builders.retrieval.rank import rank_strategies as rank_all
+
+    def one_by_one(strategy, queries, needles):
+        out = []
+        for q, ns in zip(queries, needles):
+            r = rank_all(len(single.titles), [q], [np.asarray(ns, dtype=np.int64)], {strategy: single.strategy(strategy)},
+                         single.top_k)[strategy][0]
+            out.append(RankedQuestion(r.doc_ids, r.needle_ids, r.needle_ranks))
+        return out
+    single.rank = one_by_one  # type: ignore[method-assign]
+    alone = run_dynamic(spec_for(release, tmp_path / "alone", tasks=("enforced-2",), sizes=(4_000,)),
+                        ScriptedBackend(model), progress=False, world=single)
+
+    def strip(record: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in record.items() if k != "latency_s"}
+    assert {k: strip(v) for k, v in round_records(batched.run_dir).items()} == \
+        {k: strip(v) for k, v in round_records(alone.run_dir).items()}

@@ -368,6 +368,21 @@ class DriveStats:
     failures: list[dict[str, Any]] = field(default_factory=list)
 
 
+def rank_round(world: Any, states: Sequence[ItemState]) -> None:
+    """Rank the next round's queries of ``states`` together, one ``world.rank`` call per strategy.
+
+    Rounds run in lock-step, so every query of a pass is known before its first prompt is built; ranking them
+    as one batch lets the ranking iterate them together (one batched PPR solve per strategy,
+    ``PprGraph.pagerank_many``, bitwise equal to one query at a time). The world memoizes the rankings, so the
+    prompts built afterwards find them.
+    """
+    by_strategy: dict[str, list[ItemState]] = {}
+    for state in states:
+        by_strategy.setdefault(str(state.item["strategy"]), []).append(state)
+    for strategy, group in by_strategy.items():
+        world.rank(strategy, [s.query for s in group], [s.item["support"] for s in group])
+
+
 async def drive_rounds(states: Sequence[ItemState], world: Any, backend: Backend, writer: SampleWriter, keys: KeyBase,
                        settings: Mapping[str, Any], task: DynamicTask, *, max_error_rate: float = 1.0,
                        progress: bool = False, fit: MiddleCut | None = None) -> DriveStats:
@@ -427,6 +442,9 @@ async def drive_rounds(states: Sequence[ItemState], world: Any, backend: Backend
             if not active:
                 break
             stats.passes += 1
+            began = time.perf_counter()
+            rank_round(world, active)
+            stats.prepare_s += time.perf_counter() - began
             outcomes = backend.stream(feed(active))
             try:
                 async for outcome in outcomes:
