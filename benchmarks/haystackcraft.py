@@ -22,6 +22,7 @@ Usage::
     python benchmarks/haystackcraft.py                       # everything, 200,000-document world
     python benchmarks/haystackcraft.py --ppr-docs 20000 --skip-build
     python benchmarks/haystackcraft.py --only-dynamic          # (f) and (g) alone
+    python benchmarks/haystackcraft.py --only-dynamic --dynamic-release /tmp/hc200k   # keep/reuse (f)'s release
 """
 
 from __future__ import annotations
@@ -194,8 +195,12 @@ def _dynamic_release(docs: int, questions: int, out: Path, tokens) -> float:  # 
     return time.perf_counter() - begin
 
 
-def dynamic(docs: int, questions: int, tokenizer: str, delay_s: float) -> None:
-    """(f) and (g): the round driver's time outside the model at 128K, and its batching against a slow server."""
+def dynamic(docs: int, questions: int, tokenizer: str, delay_s: float, keep: str | None = None) -> None:
+    """(f) and (g): the round driver's time outside the model at 128K, and its batching against a slow server.
+
+    ``keep``: a folder for the release, reused when it already holds one (its build takes minutes at 200,000
+    documents); the runs still go to a temporary folder.
+    """
     import asyncio
     import threading
 
@@ -209,8 +214,8 @@ def dynamic(docs: int, questions: int, tokenizer: str, delay_s: float) -> None:
 
     tokens = load_tokenizer(tokenizer)
     with tempfile.TemporaryDirectory() as tmp:
-        release = Path(tmp) / "release"
-        build_s = _dynamic_release(docs, questions, release, tokens)
+        release = Path(keep) if keep else Path(tmp) / "release"
+        build_s = 0.0 if (release / "manifest.json").exists() else _dynamic_release(docs, questions, release, tokens)
         begin = time.perf_counter()
         world = DynamicWorld(open_release(str(release)), tokens)
         world.strategy("bm25+ppr")
@@ -291,11 +296,14 @@ def dynamic(docs: int, questions: int, tokenizer: str, delay_s: float) -> None:
 @click.option("--dynamic-questions", type=int, default=20, show_default=True, help="Questions of (f) and (g).")
 @click.option("--server-delay", type=float, default=0.5, show_default=True, help="(g): seconds per answer.")
 @click.option("--only-dynamic", is_flag=True, help="Run (f) and (g) alone.")
+@click.option("--dynamic-release", default=None, type=click.Path(file_okay=False),
+              help="(f), (g): keep the release here and reuse it when it exists (build_s 0 then); must match "
+                   "--ppr-docs and --dynamic-questions.")
 def main(count_docs, assembly_docs, assembly_questions, ppr_docs, ppr_queries, build_questions, dense_docs, tokenizer,
-         skip_build, skip_dense, dynamic_questions, server_delay, only_dynamic) -> None:
+         skip_build, skip_dense, dynamic_questions, server_delay, only_dynamic, dynamic_release) -> None:
     """Print one JSON line per measurement."""
     if only_dynamic:
-        dynamic(ppr_docs, dynamic_questions, tokenizer, server_delay)
+        dynamic(ppr_docs, dynamic_questions, tokenizer, server_delay, dynamic_release)
         return
     counting(count_docs, tokenizer)
     assembly(assembly_docs, assembly_questions, tokenizer)
@@ -304,7 +312,7 @@ def main(count_docs, assembly_docs, assembly_questions, ppr_docs, ppr_queries, b
         whole_build(ppr_docs, build_questions)
     if not skip_dense:
         dense(dense_docs)
-    dynamic(ppr_docs, dynamic_questions, tokenizer, server_delay)
+    dynamic(ppr_docs, dynamic_questions, tokenizer, server_delay, dynamic_release)
 
 
 if __name__ == "__main__":
