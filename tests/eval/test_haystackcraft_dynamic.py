@@ -151,7 +151,7 @@ def test_a_refining_to_the_bridge_raises_its_rank_and_rankings_are_the_retriever
         assert record["doc_ids"] == haystack.doc_ids.tolist()
         prompt = sent[record["prompt_sha256"]]
         shown = prompt.split("<text>\n", 1)[1].rsplit("\n</text>", 1)[0]
-        assert record["haystack_tokens"] <= size and qwen.count(shown) <= size  # measured on the prompt too
+        assert record["predicted_haystack_tokens"] <= size and qwen.count(shown) <= size  # measured on the prompt too
         assert record["prompt_tokens"] == record["usage"]["prompt_tokens"] and render_document(
             corpus[record["doc_ids"][0]]["title"], corpus[record["doc_ids"][0]]["text"])[:40] in prompt
 

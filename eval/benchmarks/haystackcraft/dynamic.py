@@ -427,7 +427,7 @@ async def drive_rounds(states: Sequence[ItemState], world: Any, backend: Backend
             stub = {"key": key, "kind": ROUND_RECORD, "item": state.key, "config": CONFIG, "row_id": state.item["id"],
                     "round": number, "round_kind": kind, "query": state.query, "doc_ids": haystack.doc_ids,
                     "needle_ids": [int(n) for n in ranking.needle_ids], "needle_ranks": [int(r) for r in ranking.needle_ranks],
-                    "needle_positions": haystack.needle_positions, "haystack_tokens": haystack.predicted_tokens,
+                    "needle_positions": haystack.needle_positions, "predicted_haystack_tokens": haystack.predicted_tokens,
                     "truncated_tokens": haystack.truncated_tokens, "window_cut": cut,
                     "prompt_sha256": hashlib.sha256(prompt.encode("utf-8")).hexdigest()}
             stubs[key] = (state, stub)
