@@ -15,8 +15,9 @@ Run by hand; the figures go in the issue's closing note.
    - **count**: corpus token counting (:func:`builders.engine.count_batch`, the stage of
      :func:`builders.haystackcraft.count_documents`) with the ``qwen2.5`` tokenizer over the
      slice's parsed articles rendered as documents (``render_document``), **repeated in memory to
-     ``--count-mb`` MB**, in batches of ``--count-batch`` documents (smaller than the builder's
-     1,024 so that a few MB still make enough batches for two workers). Reported: tokens/s, MB/s.
+     ``--count-mb`` MB**, in batches of ``--count-batch`` documents (64 of the slice's long
+     articles, about 1.8 MB, against the builder's 1,024 documents of a few KB each: a batch of
+     the same order of bytes, and enough batches for two workers). Reported: tokens/s, MB/s.
 
    Every worker runs one thread, so "per worker" means per CPU: the qwen2.5 counter
    (``TiktokenCounter``) splits a large batch over one thread per CPU in whatever process runs it,
@@ -60,12 +61,13 @@ Run by hand; the figures go in the issue's closing note.
 Usage::
 
     python benchmarks/scale.py --out /tmp/scale.json
-    python benchmarks/scale.py --parse-repeat 2 --count-mb 2 --repeats 1   # quicker
+    python benchmarks/scale.py --parse-repeat 1 --count-mb 2 --repeats 1   # quicker, noisier
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -273,6 +275,28 @@ def start_ray(cpus: int) -> tuple[Any, float]:
     return ray, time.perf_counter() - start
 
 
+def ray_idle_cpu(seconds: float = 5.0) -> float:
+    """CPUs (fraction of one) that the idle Ray cluster's own processes (GCS, raylet, idle workers, monitors) use
+    over ``seconds``: the share of a machine Ray takes from the stages before any task runs."""
+    import psutil
+
+    def ray_process(process: Any) -> bool:
+        line = " ".join(process.info["cmdline"] or [])
+        return process.pid != os.getpid() and ("ray" in line or "gcs_server" in line)
+
+    processes = [p for p in psutil.process_iter(["cmdline"]) if ray_process(p)]
+    before = {}
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            before[process.pid] = sum(process.cpu_times()[:2])
+    time.sleep(seconds)
+    used = 0.0
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            used += sum(process.cpu_times()[:2]) - before.get(process.pid, 0.0)
+    return used / seconds
+
+
 def machine() -> dict[str, Any]:
     """The facts a reader needs to weigh the figures."""
     return {"cpus": os.cpu_count(), "platform": platform.platform(), "processor": platform.processor(),
@@ -304,9 +328,11 @@ def measure(dump: Path, parse_repeat: int, count_mb: float, count_batch_docs: in
 
     runs: list[Run] = []
     ray_start_s = None
+    idle_cpu = 0.0
     for label, name, workers in ENGINES:
         if name == "ray" and ray_start_s is None:
             _, ray_start_s = start_ray(2)
+            idle_cpu = ray_idle_cpu()
             timed_stage(Engine("ray", 2), _parse_chunk, parse_batches[:4], namespaces, 1)  # warm both workers
             timed_stage(Engine("ray", 2), count_one_thread, count_batches[:4], tokens, 1)
         engine = Engine(name, workers)
@@ -331,7 +357,7 @@ def measure(dump: Path, parse_repeat: int, count_mb: float, count_batch_docs: in
         import ray
 
         ray.shutdown()
-    return summarize(facts, corpus, runs, ray_start_s or 0.0)
+    return summarize({**facts, "ray_idle_cpu": idle_cpu}, corpus, runs, ray_start_s or 0.0)
 
 
 def summarize(facts: dict[str, Any], corpus: dict[str, Any], runs: list[Run], ray_start_s: float) -> dict[str, Any]:
@@ -379,7 +405,8 @@ def table(result: dict[str, Any]) -> str:
         (f"parse: the pages x {w['parse_repeat']} in memory = {w['parse_chunks']} chunks, {w['wikitext_mb']:.1f} MB "
          f"wikitext; count: the documents x {w['count_copies']} in memory = {w['count_documents']:,} docs in "
          f"{w['count_batches']} batches, {w['count_mb']:.1f} MB"),
-        f"ray cluster start (ray.init num_cpus=2): {result['ray_cluster_start_s']:.2f} s (not in the rates)",
+        (f"ray cluster start (ray.init num_cpus=2): {result['ray_cluster_start_s']:.2f} s (not in the rates); idle "
+         f"Ray processes use {m.get('ray_idle_cpu', 0.0):.1%} of a CPU"),
         "",
         ("parse: items = article pages, MB = wikitext in, words = plain-text words out; "
          "count: items = documents, MB = rendered text, tokens = qwen2.5 tokens; /w = per worker (per CPU); "
@@ -438,9 +465,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dump", type=Path, default=None, help="A MediaWiki .xml.bz2 (default: the shared slice).")
     parser.add_argument("--parse-repeat", type=int, default=6, help="Times the slice's pages are repeated in memory.")
-    parser.add_argument("--count-mb", type=float, default=30.0, help="MB of rendered documents to count.")
-    parser.add_argument("--count-batch", type=int, default=16, help="Documents per counting batch.")
-    parser.add_argument("--repeats", type=int, default=3, help="Timed runs per (stage, engine); best and median kept.")
+    parser.add_argument("--count-mb", type=float, default=60.0, help="MB of rendered documents to count.")
+    parser.add_argument("--count-batch", type=int, default=64, help="Documents per counting batch.")
+    parser.add_argument("--repeats", type=int, default=5, help="Timed runs per (stage, engine); best and median kept.")
     parser.add_argument("--out", type=Path, default=None, help="Write the result as JSON here.")
     args = parser.parse_args()
     dump = args.dump
