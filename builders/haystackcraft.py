@@ -188,6 +188,8 @@ class HaystackCraftBuild:
         apply_preset(self)
         check_layout(self.prompt_layout)
         engine_of(self)  # refuses --ray-address without --engine ray, negative worker counts
+        if not self.dynamic and (self.dynamic_ids or self.dynamic_questions != 100):
+            raise SpecError("--dynamic-ids and --dynamic-questions choose the dynamic NIAH questions: add --dynamic")
         if self.budget_rule not in BUDGET_RULES:
             raise SpecError(f"budget_rule must be one of {', '.join(BUDGET_RULES)}; got {self.budget_rule!r}")
         if self.official_corpus and self.corpus:

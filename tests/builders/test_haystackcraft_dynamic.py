@@ -20,7 +20,7 @@ from builders.haystackcraft_dynamic import read_ids, select_questions
 from builders.retrieval.bm25 import BM25Retriever
 from builders.retrieval.cache import RetrievalCache
 from generators.haystackcraft.prompt import render_document
-from needlework.errors import InputError
+from needlework.errors import InputError, SpecError
 
 WORLD = {"world_docs": 300, "world_questions": 40, "strategies": ("bm25", "bm25+ppr"), "sizes": (0, 2_000, 4_000),
          "top_k": 150, "materialize": ()}
@@ -78,3 +78,12 @@ def test_ids_file_picks_exactly_its_questions_and_bad_ids_name_file_and_record(t
     bad.write_text(json.dumps({"id": qa[0]["qid"]}) + "\n" + json.dumps({"id": "nope"}) + "\n")
     with pytest.raises(InputError, match=r"bad.jsonl, record 2, field 'id'"):
         select_questions(qa, 100, 0, str(bad))
+
+
+def test_dynamic_question_options_without_dynamic_are_refused() -> None:
+    """Choosing dynamic questions without building the dynamic config is a mistake worth one line, not silence."""
+    with pytest.raises(SpecError, match="add --dynamic"):
+        haystackcraft.HaystackCraftBuild(dynamic_ids="100_for_multi.jsonl")
+    with pytest.raises(SpecError, match="add --dynamic"):
+        haystackcraft.HaystackCraftBuild(dynamic_questions=20)
+    assert haystackcraft.HaystackCraftBuild(dynamic=True, dynamic_questions=20).dynamic_questions == 20
