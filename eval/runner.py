@@ -290,15 +290,27 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
                 stop, new = err, getattr(err, "new_samples", 0)
         saved = write_run_file(run_dir, spec, release, backend.describe(), expected)  # now with engine facts
         records = directory.latest_samples()
+    results = finish_run(run_dir, saved, records, started, stop,
+                         allow_code_execution=spec.task_options.allow_code_execution)
+    return RunOutcome(run_dir, results, new, len(expected) - len(pending))
+
+
+def finish_run(run_dir: Path, saved: dict[str, Any], records: dict[str, dict[str, Any]], started: float,
+               stop: Exception | None, *, allow_code_execution: bool = False, unit: str = "samples") -> dict[str, Any]:
+    """Score a run that has stopped sending (done, or stopped by ``stop``) and return its results; then
+    raise ``stop``, or :class:`RunFailed` when every expected ``unit`` failed (a run with no score).
+    The results are written either way, so a stopped run reports what it has. Shared by the static
+    harness and runs driven round by round (HaystackCraft's dynamic NIAH)."""
+    expected = saved["expected"]
     failures = [records[e["key"]].get("error") for e in expected if e["key"] in records]
     if stop is None and expected and len(failures) == len(expected) and all(failures):
-        stop = RunFailed(f"every one of the {len(expected)} samples failed, so the run has no score: "
+        stop = RunFailed(f"every one of the {len(expected)} {unit} failed, so the run has no score: "
                          f"{describe_failures(failures)}; fix the cause and re-run the same command to resume")
     results = score_run(run_dir, wall_s=time.monotonic() - started, stopped=str(stop) if stop else None,
-                        saved=(saved, records), allow_code_execution=spec.task_options.allow_code_execution)
+                        saved=(saved, records), allow_code_execution=allow_code_execution)
     if stop is not None:
         raise stop
-    return RunOutcome(run_dir, results, new, len(expected) - len(pending))
+    return results
 
 
 async def _drive(spec: RunSpec, backend: Backend, requests: Iterator[tuple[Request, dict[str, Any]]],

@@ -26,16 +26,16 @@ from eval.benchmarks.haystackcraft.dynamic import (
     restore,
     run_rounds,
 )
-from eval.failures import ErrorBudgetExceeded, RunFailed, describe_failures
+from eval.failures import ErrorBudgetExceeded
 from eval.release import Release, open_release
 from eval.runner import (
     RunOutcome,
     RunSpec,
     backend_facts,
     default_run_dir,
+    finish_run,
     make_backend,
     run,
-    score_run,
     write_run_file,
 )
 from eval.store import RunDirectory, is_done
@@ -123,15 +123,7 @@ def run_dynamic(spec: RunSpec, backend: Backend | None = None, progress: bool = 
                 stop = err
         expected = [_expected(s, task) for s in states]
         saved = write_run_file(run_dir, spec, release, backend.describe(), expected)
-    records = directory.latest_samples()
-    failures = [records[e["key"]].get("error") for e in expected if e["key"] in records]
-    if stop is None and expected and len(failures) == len(expected) and all(failures):
-        stop = RunFailed(f"every one of the {len(expected)} dynamic items failed, so the run has no score: "
-                         f"{describe_failures(failures)}; fix the cause and re-run the same command to resume")
-    results = score_run(run_dir, wall_s=time.monotonic() - started, stopped=str(stop) if stop else None,
-                        saved=(saved, records))
-    if stop is not None:
-        raise stop
+    results = finish_run(run_dir, saved, directory.latest_samples(), started, stop, unit="dynamic items")
     return RunOutcome(run_dir, results, new, skipped)
 
 
