@@ -7,9 +7,9 @@ Questions files are mapped onto it (questions whose needles it lacks are dropped
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import pyarrow as pa
 
@@ -17,6 +17,7 @@ from builders.engine import Engine
 from builders.hashing import file_sha256
 from builders.sources.corpus_read import CorpusRead, concat_corpora
 from builders.sources.multihop_qa import read_qa
+from builders.sources.multistream import part_key
 from builders.sources.passages import read_passages
 from builders.sources.wikipedia import read_mediawiki_dump
 from builders.sources.world_corpus import world_corpus_and_qa
@@ -50,13 +51,32 @@ class CorpusAndQa:
     attribution: str
 
 
-def read_corpus(path: Path, *, workers: int = 0, progress: bool = False, engine: Engine | None = None) -> CorpusRead:
-    """One corpus source: a MediaWiki dump by its suffix, else a passage file."""
-    if not path.exists():
-        raise InputError(str(path), None, None, "no such file")
-    if path.name.endswith(DUMP_SUFFIXES):
-        return read_mediawiki_dump(path, workers=workers, progress=progress, engine=engine)
-    return read_passages(path)
+def read_corpus(paths: Sequence[Path], *, workers: int = 0, progress: bool = False, engine: Engine | None = None) -> CorpusRead:
+    """One corpus source: a MediaWiki dump (or the parts of one) by its suffix, else a passage file."""
+    for path in paths:
+        if not path.exists():
+            raise InputError(str(path), None, None, "no such file")
+    if paths[0].name.endswith(DUMP_SUFFIXES) or part_key(paths[0]) is not None:
+        return read_mediawiki_dump(paths, workers=workers, progress=progress, engine=engine)
+    return read_passages(paths[0])
+
+
+def corpus_sources(paths: Sequence[Path]) -> list[list[Path]]:
+    """The corpus files grouped into sources, in the order given: consecutive numbered parts of one
+    Wikimedia dump (``...-pages-articles[-multistream]N.xml-pAAApBBB.bz2``) are one source, sorted
+    into dump order (part number, then first page id), whatever order a shell glob gave them in;
+    every other file is a source of its own."""
+    sources: list[list[Path]] = []
+    stem: str | None = None
+    for path in paths:
+        key = part_key(path)
+        if key is not None and key[0] == stem:
+            sources[-1].append(path)
+        else:
+            sources.append([path])
+        stem = None if key is None else key[0]
+    return [sorted(group, key=lambda p: part_key(p)[1:]) if len(group) > 1 else group  # type: ignore[index]
+            for group in sources]
 
 
 def read_corpus_and_qa(corpus: Sequence[str], qa: Sequence[str], *, world_docs: int, world_questions: int, seed: int,
@@ -66,7 +86,8 @@ def read_corpus_and_qa(corpus: Sequence[str], qa: Sequence[str], *, world_docs: 
     ``corpus`` is empty, the synthetic world's English articles and questions.
 
     Args:
-        corpus: MediaWiki ``.xml``/``.xml.bz2`` dumps and passage files, in doc-id order.
+        corpus: MediaWiki ``.xml``/``.xml.bz2`` dumps (consecutive parts of one dump are read as
+            one: :func:`corpus_sources`) and passage files, in doc-id order.
         qa: MuSiQue, HotpotQA or Natural Questions files (needed with ``corpus``).
         world_docs, world_questions, seed: The world's size and seed (without ``corpus``).
         max_questions: Keep only the first questions (all when ``None``).
@@ -85,10 +106,10 @@ def read_corpus_and_qa(corpus: Sequence[str], qa: Sequence[str], *, world_docs: 
         read = world
     else:
         paths = [Path(c) for c in corpus]
-        reads = [read_corpus(p, workers=workers, progress=progress, engine=engine) for p in paths]
+        reads = [read_corpus(group, workers=workers, progress=progress, engine=engine) for group in corpus_sources(paths)]
         read = reads[0] if len(reads) == 1 else concat_corpora(reads)
         fingerprints = {str(p): file_sha256(p) for p in paths}
-        kinds = {"wikipedia" if p.name.endswith(DUMP_SUFFIXES) else "passages" for p in paths}
+        kinds = {"wikipedia" if p.name.endswith(DUMP_SUFFIXES) or part_key(p) else "passages" for p in paths}
         notes = [ATTRIBUTION[k] for k in ("wikipedia", "passages") if k in kinds] + [ATTRIBUTION["qa"]]
         tables, dropped = [], []
         for q in qa:

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import bz2
 import collections
+import io
 import re
 import xml.etree.ElementTree as ET
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,15 @@ from builders.sources.corpus_read import (
     normalize_title,
 )
 from builders.sources.mediawiki_dump import dump_language, open_dump
+from builders.sources.multistream import (
+    GROUP_BYTES,
+    StreamGroup,
+    index_path,
+    plan_groups,
+    read_group,
+    read_header,
+    read_index,
+)
 from needlework.errors import InputError, SpecError
 
 SOURCE = "wikipedia"
@@ -89,19 +99,30 @@ _SPACE_BEFORE_PUNCTUATION = re.compile(r" +([,.;:!?])")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
 
-_Page = tuple[str, int, str]  # title, page id, wikitext
-_Parsed = tuple[str, int, str | None, tuple[str, ...]]  # title, page id, plain text, link targets
+_RawPage = tuple[str, int, int, str | None, str]  # title, page id, namespace, redirect target, wikitext
+_Record = tuple  # (OTHER,) | (REDIRECT, source, target) | (ARTICLE, title, page id, plain text | None, link targets)
+OTHER, REDIRECT, ARTICLE = "other", "redirect", "article"
 
 
-def read_mediawiki_dump(path: Path, *, workers: int = 0, progress: bool = False, engine: Engine | None = None) -> CorpusRead:
+def read_mediawiki_dump(path: Path | Sequence[Path], *, workers: int = 0, progress: bool = False,
+                        engine: Engine | None = None, group_bytes: int = GROUP_BYTES) -> CorpusRead:
     """Read a MediaWiki XML export into ``corpus`` and ``links``, so real Wikipedia can be a haystack.
+
+    A multistream dump with its index beside it (as Wikimedia publishes them,
+    :mod:`builders.sources.multistream`) is read in parallel: each worker reads, decompresses and
+    parses its own groups of streams, and this process only collects. Any other export is read by
+    this process and its wikitext parsed on the workers. Both give the same corpus.
 
     Args:
         path: A ``pages-articles`` export, ``.xml`` or bz2-compressed ``.xml.bz2``, UTF-8 or UTF-16
             (as its XML declaration or byte-order mark says), with or without ``<siteinfo>``; streamed.
+            Or the numbered parts of one dump (``...-multistream3.xml-p151574p311329.bz2``), read
+            as one dump in the order given: links and redirects resolve across parts.
         workers: Processes parsing wikitext; 0 means ``os.cpu_count()``, 1 parses in this process.
         progress: Show a tqdm bar of pages read (on stderr).
-        engine: Where chunks are parsed (default: local processes, ``workers`` of them).
+        engine: Where pages are parsed (default: local processes, ``workers`` of them). With Ray, a
+            multistream dump must be at the same path on every node (a shared filesystem).
+        group_bytes: Compressed bytes of multistream streams read as one unit of work.
 
     Returns:
         Kept articles in dump order (``lang`` from the dump's database name, ``enwiki`` -> ``en``;
@@ -113,32 +134,74 @@ def read_mediawiki_dump(path: Path, *, workers: int = 0, progress: bool = False,
         reaching one page).
 
     Raises:
-        InputError: The file is missing, is not a readable (bz2) MediaWiki export, or a page
-            cannot be parsed; the message names the file and the page when known.
+        InputError: A file is missing, is not a readable (bz2) MediaWiki export, its index does not
+            match it, parts come from different wikis, or a page cannot be parsed; the message
+            names the file and the page or byte range when known.
         SpecError: ``workers`` is negative.
     """
-    path = Path(path)
+    paths = [Path(path)] if isinstance(path, (str, Path)) else [Path(p) for p in path]
+    if not paths:
+        raise SpecError("read_mediawiki_dump needs at least one file")
     if workers < 0:
         raise SpecError(f"workers must be >= 0 (0 = one per CPU), got {workers}")
     engine = engine or Engine("local", workers)
-    if not path.is_file():
-        raise InputError(str(path), None, None, "file not found")
-    reader = _DumpReader(path)
+    for part in paths:
+        if not part.is_file():
+            raise InputError(str(part), None, None, "file not found")
+    label = paths[0].name if len(paths) == 1 else f"{paths[0].name}+{len(paths) - 1} parts"
+    reader = _DumpReader(paths[0], label)
+    indexes = [index_path(part) for part in paths]
+    plans = [read_index(index) if index is not None else None for index in indexes]
+    total = sum(pages for plan in plans for _, pages in plan) if all(plans) else None  # type: ignore[union-attr]
+    lang: str | None = None
+    with tqdm(unit="page", desc=label, total=total, disable=not progress) as bar:
+        for part, plan in zip(paths, plans):
+            reader.path = part
+            if plan is None:
+                part_lang = _read_serially(reader, part, engine, bar)
+            else:
+                part_lang = _read_in_groups(reader, plan_groups(part, plan, group_bytes), engine, bar)
+            if lang is None:
+                lang = part_lang
+            elif part_lang != lang:
+                raise InputError(str(part), None, None, f"a part of a {lang!r} dump holds a {part_lang!r} wiki")
+    return reader.finish(lang or "und")
+
+
+def _read_serially(reader: _DumpReader, path: Path, engine: Engine, bar: tqdm) -> str:
+    """Read one export in this process, its pages parsed on the engine's workers; its language."""
     with ExitStack() as stack:
         handle = stack.enter_context(_open(path))
         try:
             dump = open_dump(handle)
         except _READ_ERRORS as err:
             raise reader.error(err) from err
-        namespaces = _namespace_prefixes(dump)
-        # The workers first: a local pool's processes are forked before the progress bar starts a thread.
-        parse = stack.enter_context(engine.stage(_parse_chunk, namespaces, processes=True))
-        bar = stack.enter_context(tqdm(unit="page", desc=path.name, disable=not progress))
-        for chunk_result in parse(reader.chunks(dump, bar)):
-            reader.collect(chunk_result)
+        parse = stack.enter_context(engine.stage(_parse_pages, _namespace_prefixes(dump), processes=True))
+        for records in parse(reader.chunks(dump, bar)):
+            reader.apply(records)
         if reader.failure is not None:
             raise reader.error(reader.failure) from reader.failure
-    return reader.finish(dump_language(dump))
+    return dump_language(dump)
+
+
+def _read_in_groups(reader: _DumpReader, groups: Sequence[StreamGroup], engine: Engine, bar: tqdm) -> str:
+    """Read a multistream dump's groups of streams on the engine's workers, in file order; its language."""
+    try:
+        header = open_dump(io.BytesIO(read_header(Path(groups[0].path), groups[0].header_end)))
+    except _READ_ERRORS as err:
+        raise InputError(groups[0].path, f"bytes 0-{groups[0].header_end}", None,
+                         f"not a readable multistream header ({type(err).__name__}: {err})") from err
+    with engine.stage(_read_group, _namespace_prefixes(header), processes=True) as parse:
+        for group, (records, problem) in zip(groups, parse(groups)):
+            if problem is not None:
+                raise InputError(group.path, f"bytes {group.start}-{group.end}", None, problem)
+            if len(records) != group.pages:
+                raise InputError(group.path, f"bytes {group.start}-{group.end}", None,
+                                 f"its index lists {group.pages} pages there, the dump holds {len(records)}: "
+                                 "the index belongs to another dump")
+            reader.apply(records)
+            bar.update(len(records))
+    return dump_language(header)
 
 
 @dataclass
@@ -146,6 +209,7 @@ class _DumpReader:
     """Walks the pages, keeps what the corpus needs and counts the rest."""
 
     path: Path
+    label: str
     titles: list[str] = field(default_factory=list)
     # Texts go to Arrow in batches (compact UTF-8); link targets are interned as integer keys with
     # (doc id, key) pairs in typed arrays, so memory stays near the size of the text itself.
@@ -160,55 +224,54 @@ class _DumpReader:
     page_done: bool = False
     failure: BaseException | None = None
 
-    def chunks(self, dump: Any, bar: tqdm) -> Iterator[list[_Page]]:
-        """Chunks of (title, page id, wikitext) of article pages; the rest is counted here."""
-        chunk: list[_Page] = []
+    def chunks(self, dump: Any, bar: tqdm) -> Iterator[list[_RawPage]]:
+        """The dump's pages in chunks of :data:`CHUNK_PAGES`, as the stage :func:`_parse_pages` takes them."""
+        chunk: list[_RawPage] = []
         try:
             for page in dump:
                 self.page, self.page_done = f"{page.title!r} (page id {page.id})", False
-                text = ""
-                for revision in page:  # a full-history dump: the last revision is the current one
-                    text = revision.text or ""
+                chunk.append(_raw_page(page))
                 self.page_done = True
                 bar.update()
-                self.stats["pages"] += 1
-                match = _REDIRECT.match(text)  # dumps without <redirect> elements
-                redirect = page.redirect or (match.group(1) if match else None)
-                if page.namespace != 0:
-                    self.stats["other_namespace"] += 1
-                elif redirect is not None:
-                    self.stats["redirects"] += 1
-                    self.redirects.setdefault(normalize_title(page.title), normalize_title(redirect))
-                else:
-                    chunk.append((page.title, page.id, text))
-                    if len(chunk) == CHUNK_PAGES:
-                        yield chunk
-                        chunk = []
+                if len(chunk) == CHUNK_PAGES:
+                    yield chunk
+                    chunk = []
         except _READ_ERRORS as err:
             self.failure = err  # raised by the caller: raising here would leave chunks in the pool
         if chunk:
             yield chunk
 
-    def collect(self, results: list[_Parsed]) -> None:
-        """Keep the parsed articles that have text, in dump order."""
-        for title, page_id, text, targets in results:
-            if text is None:
-                page = f"{title!r} (page id {page_id})"
-                raise InputError(str(self.path), page, None, f"wikitext cannot be parsed ({targets[0]})")
-            if not text.strip():
-                self.stats["empty"] += 1
+    def apply(self, records: list[_Record]) -> None:
+        """Count every page, keep redirects and the parsed articles that have text, in dump order."""
+        for record in records:
+            self.stats["pages"] += 1
+            if record[0] == OTHER:
+                self.stats["other_namespace"] += 1
+            elif record[0] == REDIRECT:
+                self.stats["redirects"] += 1
+                self.redirects.setdefault(record[1], record[2])
+            else:
+                self._collect(record)
+
+    def _collect(self, record: _Record) -> None:
+        _, title, page_id, text, targets = record
+        if text is None:
+            page = f"{title!r} (page id {page_id})"
+            raise InputError(str(self.path), page, None, f"wikitext cannot be parsed ({targets[0]})")
+        if not text.strip():
+            self.stats["empty"] += 1
+            return
+        doc_id = len(self.titles)
+        self.titles.append(title)
+        self.pending_texts.append(text)
+        if len(self.pending_texts) >= TEXT_BATCH:
+            self._flush_texts()
+        for target in targets:
+            if not target:  # [[#Section]]: a link to the page itself
+                self.stats["links_self"] += 1
                 continue
-            doc_id = len(self.titles)
-            self.titles.append(title)
-            self.pending_texts.append(text)
-            if len(self.pending_texts) >= TEXT_BATCH:
-                self._flush_texts()
-            for target in targets:
-                if not target:  # [[#Section]]: a link to the page itself
-                    self.stats["links_self"] += 1
-                    continue
-                self.link_src.append(doc_id)
-                self.link_key.append(self.target_keys.setdefault(target, len(self.target_keys)))
+            self.link_src.append(doc_id)
+            self.link_key.append(self.target_keys.setdefault(target, len(self.target_keys)))
 
     def _flush_texts(self) -> None:
         self.text_chunks.append(pa.array(self.pending_texts, pa.string()))
@@ -257,7 +320,7 @@ class _DumpReader:
             corpus=corpus_table(self.titles, pa.chunked_array(self.text_chunks, pa.string()), lang, SOURCE),
             links=links,
             titles=titles,
-            label=self.path.name,
+            label=self.label,
             stats={name: int(self.stats[name]) for name in names},
         )
 
@@ -377,17 +440,43 @@ def _classify(title: str, namespaces: dict[str, int]) -> tuple[str, str]:
     return "article", target
 
 
-def _parse_chunk(chunk: list[_Page], namespaces: dict[str, int]) -> list[_Parsed]:
-    """(title, page id, plain text, link targets) per page; text None and the message on a parser error."""
-    results: list[_Parsed] = []
-    for title, page_id, wikitext in chunk:
-        try:
-            text, targets = wikitext_to_plain(wikitext, namespaces)
-        except mwparserfromhell.parser.ParserError as err:
-            results.append((title, page_id, None, (str(err),)))
+def _raw_page(page: Any) -> _RawPage:
+    """(title, page id, namespace, redirect target, wikitext of the last revision) of an mwxml page."""
+    text = ""
+    for revision in page:  # a full-history dump: the last revision is the current one
+        text = revision.text or ""
+    return page.title, page.id, page.namespace, page.redirect, text
+
+
+def _parse_pages(pages: list[_RawPage], namespaces: dict[str, int]) -> list[_Record]:
+    """What each page is (the stage every dump reading maps): another namespace, a redirect
+    (normalized source and target), or an article with its plain text and link targets (text None
+    and the parser's message when its wikitext cannot be parsed)."""
+    records: list[_Record] = []
+    for title, page_id, namespace, redirect, wikitext in pages:
+        match = _REDIRECT.match(wikitext)  # dumps without <redirect> elements
+        redirect = redirect or (match.group(1) if match else None)
+        if namespace != 0:
+            records.append((OTHER,))
+        elif redirect is not None:
+            records.append((REDIRECT, normalize_title(title), normalize_title(redirect)))
         else:
-            results.append((title, page_id, text, targets))
-    return results
+            try:
+                text, targets = wikitext_to_plain(wikitext, namespaces)
+            except mwparserfromhell.parser.ParserError as err:
+                records.append((ARTICLE, title, page_id, None, (str(err),)))
+            else:
+                records.append((ARTICLE, title, page_id, text, targets))
+    return records
+
+
+def _read_group(group: StreamGroup, namespaces: dict[str, int]) -> tuple[list[_Record], str | None]:
+    """The stage of a multistream dump: read, decompress and parse one group of streams (records, or a problem)."""
+    try:
+        pages = [_raw_page(page) for page in open_dump(io.BytesIO(read_group(group)))]
+    except _READ_ERRORS as err:
+        return [], f"not whole streams of a MediaWiki export ({type(err).__name__}: {err}); is the index this dump's?"
+    return _parse_pages(pages, namespaces), None
 
 
 def _resolve(title: str, ids: dict[str, int], redirects: dict[str, str]) -> int | None:
