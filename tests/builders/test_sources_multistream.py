@@ -7,16 +7,25 @@ from __future__ import annotations
 
 import bz2
 import io
+import itertools
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from builders import haystackcraft
 from builders.engine import Engine
 from builders.sources.corpus_qa import corpus_sources, read_corpus
 from builders.sources.corpus_read import CorpusRead, concat_corpora
-from builders.sources.multistream import index_path, part_key, plan_groups, read_index, write_multistream
+from builders.sources.multistream import (
+    index_path,
+    part_key,
+    plan_groups,
+    read_index,
+    write_multistream,
+)
 from builders.sources.wikipedia import read_mediawiki_dump
 from needlework.errors import InputError
 
@@ -56,7 +65,7 @@ def parts(slice_xml: bytes, tmp_path_factory: pytest.TempPathFactory) -> list[Pa
     folder = tmp_path_factory.mktemp("parts")
     cuts = [0, 40, 90, len(pages)]
     paths = []
-    for number, (a, b) in enumerate(zip(cuts, cuts[1:]), 1):
+    for number, (a, b) in enumerate(itertools.pairwise(cuts), 1):
         ids = [int(re.search(rb"<id>(\d+)</id>", page).group(1)) for page in pages[a:b]]
         path = folder / f"{STEM}{number}.xml-p{ids[0]}p{ids[-1]}.bz2"
         write_multistream(io.BytesIO(header + b"".join(pages[a:b]) + footer), path, pages_per_stream=7)
@@ -182,3 +191,25 @@ def test_ray_workers_read_the_groups(multistream, single) -> None:
         same_corpus(read_mediawiki_dump(multistream, engine=Engine("ray", 2), group_bytes=30_000), single)
     finally:
         ray.shutdown()
+
+
+def test_a_haystackcraft_build_from_the_parts_equals_one_from_the_single_stream(parts, shared_file, qwen, tmp_path) -> None:
+    """The release's configs (corpus, links, rankings, haystacks) have the same content hashes whether the
+    corpus came as the single-stream slice or as its multistream parts given in glob order."""
+    nq = tmp_path / "nq.jsonl"
+    nq.write_text("".join(json.dumps(row) + "\n" for row in [
+        {"question": "what is anarchism", "answer": ["a political philosophy"], "title": "Anarchism"},
+        {"question": "what is the capital of algeria", "answer": ["Algiers"], "title": "Algeria"},
+        {"question": "what is an abacus used for", "answer": ["calculation"], "title": "Abacus"},
+    ]), encoding="utf-8")
+    hashes = {}
+    for name, corpus in {"single": [shared_file(DUMP)], "parts": [parts[2], parts[0], parts[1]]}.items():
+        spec = haystackcraft.HaystackCraftBuild(corpus=tuple(map(str, corpus)), qa=(str(nq),), strategies=("bm25+ppr",),
+                                                sizes=(0, 2_000), top_k=20, cache=str(tmp_path / f"cache-{name}"),
+                                                workers=2)
+        haystackcraft.build(spec, tmp_path / name, tokens=qwen, progress=False)
+        manifest = json.loads((tmp_path / name / "manifest.json").read_text(encoding="utf-8"))
+        hashes[name] = {config: {split: entry["content_sha256"] for split, entry in value["splits"].items()}
+                        for config, value in manifest["configs"].items()}
+    assert {"corpus", "links", "rankings", "static-descending"} <= set(hashes["single"])
+    assert hashes["parts"] == hashes["single"]
