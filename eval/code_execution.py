@@ -22,22 +22,33 @@ limits), in our own code:
 
 This is a guard against accidents (infinite loops, runaway memory, stray writes), not a security
 boundary: run untrusted models' code in a container or VM as well.
+
+Scoring a run (at the end of each invocation, and on every ``python -m eval score``) would run every
+solution again, about 130 ms each. Inside :func:`remembered_executions` (the run directory's
+``executions.jsonl``), a solution already run against the same tests, timeout and Python is answered
+from the log; a timeout is not remembered, since it may say more about the machine's load than
+about the code.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
+import platform
 import secrets
 import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from eval.store import SampleWriter, latest_records
 from needlework.errors import SpecError
 
 DEFAULT_TIMEOUT_S = 5.0
@@ -149,6 +160,54 @@ def run_solution(code: str, tests: str, *, timeout_s: float = DEFAULT_TIMEOUT_S)
         compile(code, "solution.py", "exec")
     except (SyntaxError, ValueError) as error:
         return Execution("syntax_error", f"{type(error).__name__}: {error}")
+    log = _LOG.get()
+    if log is None:
+        return _execute(code, tests, timeout_s)
+    return log.execution(code, tests, timeout_s)
+
+
+class _ExecutionLog:
+    """Executions remembered in a run directory's log, keyed by what decides them."""
+
+    def __init__(self, path: Path) -> None:
+        self.known = {key: Execution(record["outcome"], record.get("detail", ""))
+                      for key, record in latest_records(path).items() if record.get("outcome") in OUTCOMES}
+        self.path = path
+        self.writer: SampleWriter | None = None
+
+    def execution(self, code: str, tests: str, timeout_s: float) -> Execution:
+        """The remembered outcome, or the code run now (and remembered unless it timed out)."""
+        key = hashlib.sha256(json.dumps([code, tests, timeout_s, platform.python_version()]).encode("utf-8")).hexdigest()
+        if key in self.known:
+            return self.known[key]
+        ran = _execute(code, tests, timeout_s)
+        if ran.outcome != "timeout":
+            self.writer = self.writer or SampleWriter(self.path)
+            self.writer.append({"key": key, "outcome": ran.outcome, "detail": ran.detail})
+            self.known[key] = ran
+        return ran
+
+
+_LOG: ContextVar[_ExecutionLog | None] = ContextVar("needlework_execution_log", default=None)
+
+
+@contextlib.contextmanager
+def remembered_executions(path: Path) -> Iterator[None]:
+    """Within the block, :func:`run_solution` answers from the log at ``path`` what it already ran and
+    appends what it runs (outcome and detail, keyed by the sha256 of solution, tests, timeout and
+    Python version; timeouts are not kept), so a run is re-scored without running its code again."""
+    log = _ExecutionLog(path)
+    token = _LOG.set(log)
+    try:
+        yield
+    finally:
+        _LOG.reset(token)
+        if log.writer is not None:
+            log.writer.close()
+
+
+def _execute(code: str, tests: str, timeout_s: float) -> Execution:
+    """Run compiled ``code`` and ``tests`` in the child process (:func:`run_solution` without the log)."""
     token = secrets.token_hex(16)
     posix = os.name == "posix"
     with tempfile.TemporaryDirectory(prefix="needlework-exec-") as folder:

@@ -29,7 +29,7 @@ from eval.backends.base import (
     Request,
 )
 from eval.benchmarks import get_task, rows_of, task_name_for_row
-from eval.code_execution import refuse_code_execution
+from eval.code_execution import refuse_code_execution, remembered_executions
 from eval.failures import (
     MIN_SAMPLES_FOR_ERROR_BUDGET,
     ErrorBudgetExceeded,
@@ -398,7 +398,8 @@ def score_run(run_dir: Path, wall_s: float | None = None, stopped: str | None = 
     if code_timeout_s is not None:
         options = replace(options, code_timeout_s=code_timeout_s)
     refuse_code_execution((get_task(t, options) for t in {e["task"] for e in expected}), allow_code_execution)
-    scored = score_samples(expected, records, options)
+    with remembered_executions(directory.executions_file):
+        scored = score_samples(expected, records, options)
     width = width_scores(expected, scored)
     metrics = sorted({get_task(t, options).metric for t in {e["task"] for e in expected}})
     counts = count_outcomes(scored)

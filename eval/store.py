@@ -1,14 +1,16 @@
 """A run directory's files, and the one class that reads and writes them: :class:`RunDirectory`.
 
-A run directory holds four files, named here and nowhere else:
+A run directory holds these files, named here and nowhere else:
 
 - :data:`RUN_FILE` (``run.json``): what is being run, written first (no secrets);
 - :data:`SAMPLES` (``samples.jsonl``): one JSON line per finished request, appended and flushed
   as it completes;
 - :data:`RESULTS` (``results.json``): the scores, rewritten from the records alone;
-- :data:`JUDGE` (``judge.jsonl``): an LLM judge's verdicts on the answers, appended like the samples.
+- :data:`JUDGE` (``judge.jsonl``): an LLM judge's verdicts on the answers, appended like the samples;
+- :data:`EXECUTIONS` (``executions.jsonl``): for tasks scored by running the model's code, how each
+  (solution, tests, timeout) ran, so re-scoring does not run it again (:mod:`eval.code_execution`).
 
-The two line files are append-only logs. A run killed at any point leaves at most one torn line at
+The line files are append-only logs. A run killed at any point leaves at most one torn line at
 the end; opening a log for append cuts that line off, so the file always holds whole records and
 a resumed run neither loses nor duplicates a sample.
 """
@@ -28,6 +30,7 @@ RUN_FILE = "run.json"
 SAMPLES = "samples.jsonl"
 RESULTS = "results.json"
 JUDGE = "judge.jsonl"
+EXECUTIONS = "executions.jsonl"
 FSYNC_EVERY_S = 1.0
 
 
@@ -146,6 +149,13 @@ class RunDirectory:
     def judge_writer(self) -> "SampleWriter":
         """An appender to the judge log (torn tail repaired first)."""
         return SampleWriter(self.judge_file)
+
+    # Code executions ---------------------------------------------------------------------------
+
+    @property
+    def executions_file(self) -> Path:
+        """How the model's code ran against its tests: :data:`EXECUTIONS`."""
+        return self.path / EXECUTIONS
 
     def stamp(self) -> tuple[tuple[int, int], ...]:
         """(size, mtime in ns) of the run file, the samples and the verdicts, (0, 0) for a missing one:

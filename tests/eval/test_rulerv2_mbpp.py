@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from builders.rulerv2 import RulerV2Build, build
+from eval import code_execution
 from eval.benchmarks import get_task, task_name_for_row
 from eval.benchmarks.rulerv2.tasks import CODE_TASK_NAMES, RULER_CODE_METRIC, code_block
 from eval.cli import main
@@ -30,6 +31,7 @@ from eval.code_execution import (
 )
 from eval.release import open_release
 from eval.results import score_samples
+from eval.runner import score_run
 from eval.store import RunDirectory
 from eval.task import TaskOptions
 from needlework.errors import SpecError
@@ -239,6 +241,30 @@ def test_an_mbpp_release_scores_through_eval(release, tmp_path):
     samples = score_samples(saved["expected"], directory.latest_samples(), FAST)
     outcomes = sorted(next(name for name, flag in s.extra.items() if flag == 1.0) for s in samples)
     assert outcomes == ["passed"] * 2 + ["timeout"] * 2
+
+
+def test_rescoring_answers_executed_code_from_the_runs_log(release, tmp_path, monkeypatch):
+    """The run directory's ``executions.jsonl`` remembers how each solution ran, so re-scoring runs only the
+    timed-out ones again (a timeout may be the machine's load), and scores the same; without the log, all run."""
+    out = tmp_path / "run"
+    with stub_server(script_for(release)) as server:
+        result = CliRunner().invoke(main, run_args(release, server.base_url, out, "--allow-code-execution",
+                                                   "--code-timeout", "0.5"), env={"OPENAI_API_KEY": "test-key"})
+    assert result.exit_code == 0, result.output
+    log = [json.loads(line) for line in (out / "executions.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert log and {record["outcome"] for record in log} == {"passed"}
+    first = json.loads((out / "results.json").read_text(encoding="utf-8"))["scores"]
+    directory = RunDirectory(out)
+    samples = score_samples(directory.read_run()["expected"], directory.latest_samples(), FAST)
+    ran: list[str] = []
+    real = code_execution._execute
+    monkeypatch.setattr(code_execution, "_execute", lambda code, tests, timeout: ran.append(code) or real(code, tests, timeout))
+    assert score_run(out, allow_code_execution=True)["scores"] == first
+    assert sorted(ran) == sorted(s.prediction for s in samples if s.extra["timeout"] == 1.0) and len(ran) == 2
+    (out / "executions.jsonl").unlink()
+    ran.clear()
+    assert score_run(out, allow_code_execution=True)["scores"] == first
+    assert len(ran) == len(samples) == 4
 
 
 def test_counting_prompts_runs_no_code_and_needs_no_permission(release):
