@@ -148,7 +148,8 @@ def read_mediawiki_dump(path: Path | Sequence[Path], *, workers: int = 0, progre
     for part in paths:
         if not part.is_file():
             raise InputError(str(part), None, None, "file not found")
-    label = paths[0].name if len(paths) == 1 else f"{paths[0].name}+{len(paths) - 1} parts"
+    more = len(paths) - 1
+    label = paths[0].name if not more else f"{paths[0].name}+{more} more part{'s' if more > 1 else ''}"
     reader = _DumpReader(paths[0], label)
     indexes = [index_path(part) for part in paths]
     plans = [read_index(index) if index is not None else None for index in indexes]

@@ -115,7 +115,7 @@ def test_parts_are_one_dump_in_dump_order_whatever_order_given(parts, single) ->
     assert sources == [parts]
     read = read_corpus(sources[0], workers=2)
     same_corpus(read, single)
-    assert read.label == f"{parts[0].name}+2 parts"
+    assert read.label == f"{parts[0].name}+2 more parts"
     separately = concat_corpora([read_mediawiki_dump(part, workers=1) for part in parts])
     assert separately.corpus["text"].equals(single.corpus["text"])
     assert separately.links.num_rows < single.links.num_rows
