@@ -25,7 +25,7 @@ import io
 import re
 import xml.etree.ElementTree as ET
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,58 +151,75 @@ def read_mediawiki_dump(path: Path | Sequence[Path], *, workers: int = 0, progre
     more = len(paths) - 1
     label = paths[0].name if not more else f"{paths[0].name}+{more} more part{'s' if more > 1 else ''}"
     reader = _DumpReader(paths[0], label)
-    indexes = [index_path(part) for part in paths]
-    plans = [read_index(index) if index is not None else None for index in indexes]
-    total = sum(pages for plan in plans for _, pages in plan) if all(plans) else None  # type: ignore[union-attr]
-    lang: str | None = None
-    with tqdm(unit="page", desc=label, total=total, disable=not progress) as bar:
-        for part, plan in zip(paths, plans):
-            reader.path = part
-            if plan is None:
-                part_lang = _read_serially(reader, part, engine, bar)
-            else:
-                part_lang = _read_in_groups(reader, plan_groups(part, plan, group_bytes), engine, bar)
-            if lang is None:
-                lang = part_lang
-            elif part_lang != lang:
-                raise InputError(str(part), None, None, f"a part of a {lang!r} dump holds a {part_lang!r} wiki")
-    return reader.finish(lang or "und")
-
-
-def _read_serially(reader: _DumpReader, path: Path, engine: Engine, bar: tqdm) -> str:
-    """Read one export in this process, its pages parsed on the engine's workers; its language."""
+    plans = [_plan(part, group_bytes) for part in paths]
+    headers = [_header(reader, part, groups) for part, groups in zip(paths, plans)]
+    lang = headers[0][1]
+    for part, (_, part_lang) in zip(paths, headers):
+        if part_lang != lang:
+            raise InputError(str(part), None, None, f"a part of a {lang!r} dump holds a {part_lang!r} wiki")
+    total = sum(g.pages for groups in plans for g in groups) if all(plans) else None  # type: ignore[union-attr]
     with ExitStack() as stack:
-        handle = stack.enter_context(_open(path))
+        # The workers first: a local pool's processes are forked before the progress bar starts a thread.
+        parse = stack.enter_context(engine.stage(_parse_unit, headers[0][0], processes=True))
+        bar = stack.enter_context(tqdm(unit="page", desc=label, total=total, disable=not progress))
+        for part, groups in zip(paths, plans):
+            reader.path = part
+            if groups is None:
+                _read_serially(reader, part, parse, bar)
+            else:
+                _read_in_groups(reader, groups, parse, bar)
+    return reader.finish(lang)
+
+
+_Unit = list[_RawPage] | StreamGroup
+"""A unit of work for the stage: pages read by this process, or a group of streams a worker reads itself."""
+
+
+def _plan(path: Path, group_bytes: int) -> list[StreamGroup] | None:
+    """The groups of streams of a multistream dump with its index beside it; None for any other export."""
+    index = index_path(path)
+    return None if index is None else plan_groups(path, read_index(index), group_bytes)
+
+
+def _header(reader: _DumpReader, path: Path, groups: list[StreamGroup] | None) -> tuple[dict[str, int], str]:
+    """The namespace prefixes and the language of an export, from its ``<siteinfo>`` (no page is read)."""
+    try:
+        if groups is None:
+            with _open(path) as handle:
+                dump = open_dump(handle)
+        else:
+            dump = open_dump(io.BytesIO(read_header(path, groups[0].header_end)))
+    except _READ_ERRORS as err:
+        reader.path = path
+        raise reader.error(err) from err
+    return _namespace_prefixes(dump), dump_language(dump)
+
+
+def _read_serially(reader: _DumpReader, path: Path, parse: Callable[[Iterable[_Unit]], Iterator[Any]], bar: tqdm) -> None:
+    """Read one export in this process, its pages parsed on the engine's workers."""
+    with _open(path) as handle:
         try:
             dump = open_dump(handle)
         except _READ_ERRORS as err:
             raise reader.error(err) from err
-        parse = stack.enter_context(engine.stage(_parse_pages, _namespace_prefixes(dump), processes=True))
-        for records in parse(reader.chunks(dump, bar)):
+        for records, _ in parse(reader.chunks(dump, bar)):
             reader.apply(records)
-        if reader.failure is not None:
-            raise reader.error(reader.failure) from reader.failure
-    return dump_language(dump)
+    if reader.failure is not None:
+        raise reader.error(reader.failure) from reader.failure
 
 
-def _read_in_groups(reader: _DumpReader, groups: Sequence[StreamGroup], engine: Engine, bar: tqdm) -> str:
-    """Read a multistream dump's groups of streams on the engine's workers, in file order; its language."""
-    try:
-        header = open_dump(io.BytesIO(read_header(Path(groups[0].path), groups[0].header_end)))
-    except _READ_ERRORS as err:
-        raise InputError(groups[0].path, f"bytes 0-{groups[0].header_end}", None,
-                         f"not a readable multistream header ({type(err).__name__}: {err})") from err
-    with engine.stage(_read_group, _namespace_prefixes(header), processes=True) as parse:
-        for group, (records, problem) in zip(groups, parse(groups)):
-            if problem is not None:
-                raise InputError(group.path, f"bytes {group.start}-{group.end}", None, problem)
-            if len(records) != group.pages:
-                raise InputError(group.path, f"bytes {group.start}-{group.end}", None,
-                                 f"its index lists {group.pages} pages there, the dump holds {len(records)}: "
-                                 "the index belongs to another dump")
-            reader.apply(records)
-            bar.update(len(records))
-    return dump_language(header)
+def _read_in_groups(reader: _DumpReader, groups: Sequence[StreamGroup], parse: Callable[[Iterable[_Unit]], Iterator[Any]],
+                    bar: tqdm) -> None:
+    """Read a multistream dump's groups of streams on the engine's workers, in file order."""
+    for group, (records, problem) in zip(groups, parse(groups)):
+        if problem is not None:
+            raise InputError(group.path, f"bytes {group.start}-{group.end}", None, problem)
+        if len(records) != group.pages:
+            raise InputError(group.path, f"bytes {group.start}-{group.end}", None,
+                             f"its index lists {group.pages} pages there, the dump holds {len(records)}: "
+                             "the index belongs to another dump")
+        reader.apply(records)
+        bar.update(len(records))
 
 
 @dataclass
@@ -471,10 +488,13 @@ def _parse_pages(pages: list[_RawPage], namespaces: dict[str, int]) -> list[_Rec
     return records
 
 
-def _read_group(group: StreamGroup, namespaces: dict[str, int]) -> tuple[list[_Record], str | None]:
-    """The stage of a multistream dump: read, decompress and parse one group of streams (records, or a problem)."""
+def _parse_unit(unit: _Unit, namespaces: dict[str, int]) -> tuple[list[_Record], str | None]:
+    """The stage every dump reading maps: pages this process read (:func:`_parse_pages`), or a group of a
+    multistream dump that the worker reads, decompresses and parses itself (records, or a problem)."""
+    if not isinstance(unit, StreamGroup):
+        return _parse_pages(unit, namespaces), None
     try:
-        pages = [_raw_page(page) for page in open_dump(io.BytesIO(read_group(group)))]
+        pages = [_raw_page(page) for page in open_dump(io.BytesIO(read_group(unit)))]
     except _READ_ERRORS as err:
         return [], f"not whole streams of a MediaWiki export ({type(err).__name__}: {err}); is the index this dump's?"
     return _parse_pages(pages, namespaces), None
