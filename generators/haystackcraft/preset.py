@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Literal, get_args
 
-from needlework.errors import SpecError
+from needlework.checks import require_one_of
 
 Preset = Literal["", "paper"]
 PRESETS: tuple[str, ...] = get_args(Preset)
@@ -77,8 +77,7 @@ def check_preset(preset: str) -> str:
     Raises:
         SpecError: It is not.
     """
-    if preset not in PRESETS:
-        raise SpecError(f"preset must be one of {', '.join(repr(p) for p in PRESETS)}; got {preset!r}")
+    require_one_of("preset", preset, PRESETS)
     return preset
 
 

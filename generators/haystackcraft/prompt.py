@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from needlework.errors import SpecError
+from needlework.checks import require_one_of
 
 PromptLayout = Literal["needlework", "official"]
 PROMPT_LAYOUTS: tuple[str, ...] = get_args(PromptLayout)
@@ -89,6 +89,5 @@ def check_layout(layout: str) -> str:
     Raises:
         SpecError: It is not.
     """
-    if layout not in PROMPT_LAYOUTS:
-        raise SpecError(f"prompt layout must be one of {', '.join(PROMPT_LAYOUTS)}; got {layout!r}")
+    require_one_of("prompt layout", layout, PROMPT_LAYOUTS)
     return layout

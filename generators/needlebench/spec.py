@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
 BENCHMARK = "needlebench"
@@ -168,8 +169,7 @@ class SparseSpec:
     question_position: QuestionPosition = "end"
 
     def __post_init__(self) -> None:
-        if self.task not in SPARSE_TASKS:
-            raise SpecError(f"task must be one of {', '.join(SPARSE_TASKS)}; got {self.task!r}")
+        require_one_of("task", self.task, SPARSE_TASKS)
         _check_langs((self.lang,))
         _check_ints("lengths", self.lengths, 1)
         if not self.depths or any(not 0.0 <= float(d) <= 100.0 for d in self.depths) or len(set(self.depths)) != len(self.depths):
@@ -185,14 +185,10 @@ class SparseSpec:
         if self.task == "m-rt" and len(self.needle_counts) != 1:
             raise SpecError(f"m-rt takes one needle count, got {', '.join(map(str, self.needle_counts))}")
         _check_ints("buffer", (self.buffer,), 0)
-        if self.budget_rule not in BUDGET_RULES:
-            raise SpecError(f"budget rule must be one of {', '.join(BUDGET_RULES)}; got {self.budget_rule!r}")
-        if self.layout not in MRT_LAYOUTS:
-            raise SpecError(f"layout must be one of {', '.join(MRT_LAYOUTS)}; got {self.layout!r}")
-        if self.style not in PROMPT_STYLES:
-            raise SpecError(f"prompt style must be one of {', '.join(PROMPT_STYLES)}; got {self.style!r}")
-        if self.question_position not in QUESTION_POSITIONS:
-            raise SpecError(f"question position must be one of {', '.join(QUESTION_POSITIONS)}; got {self.question_position!r}")
+        require_one_of("budget rule", self.budget_rule, BUDGET_RULES)
+        require_one_of("layout", self.layout, MRT_LAYOUTS)
+        require_one_of("prompt style", self.style, PROMPT_STYLES)
+        require_one_of("question position", self.question_position, QUESTION_POSITIONS)
         if self.question_position == "start" and self.style != "official":
             raise SpecError("the question-first position exists in the official prompts only (style official)")
         if self.layout == "per-depth":
@@ -229,8 +225,7 @@ class AtcSpec:
         if not self.question_types or not set(self.question_types) <= set(QUESTION_TYPES) or len(set(self.question_types)) != len(self.question_types):
             raise SpecError(f"question types must be distinct values from {', '.join(QUESTION_TYPES)}, got {', '.join(self.question_types) or '(none)'}")
         _check_ints("repeats", (self.repeats,), 1)
-        if self.style not in ATC_STYLES:
-            raise SpecError(f"ATC style must be one of {', '.join(ATC_STYLES)}; got {self.style!r}")
+        require_one_of("ATC style", self.style, ATC_STYLES)
 
 
 @dataclass(frozen=True)

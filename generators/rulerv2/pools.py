@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
 LETTERS = ("A", "B", "C", "D")
@@ -37,8 +38,7 @@ class Mcq:
     def __post_init__(self) -> None:
         if len(self.choices) != 4:
             raise SpecError(f"{self.qid}: a question needs 4 choices, got {len(self.choices)}")
-        if self.answer not in LETTERS:
-            raise SpecError(f"{self.qid}: answer must be one of {', '.join(LETTERS)}, got {self.answer!r}")
+        require_one_of(f"{self.qid}: answer", self.answer, LETTERS)
 
     def render(self) -> str:
         """The question as it appears after ``Question {index}:``: the stem, then one line per choice."""

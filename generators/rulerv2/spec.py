@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
 BENCHMARK = "rulerv2"
@@ -54,11 +55,6 @@ PAPER_RESERVE = 0
 back for the answer, the 110k length is the paper's room for output (Section 2)."""
 
 
-def _one_of(name: str, value: object, valid: tuple[object, ...]) -> None:
-    if value not in valid:
-        raise SpecError(f"{name} must be one of {', '.join(map(str, valid))}; got {value!r}")
-
-
 def _at_least(name: str, value: int, low: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise SpecError(f"{name} must be an integer >= {low}, got {value!r}")
@@ -102,8 +98,8 @@ class RulerOptions:
     preset: str = ""
 
     def __post_init__(self) -> None:
-        _one_of("preset", self.preset, PRESETS)
-        _one_of("key_kind", self.key_kind, get_args(KeyKind))
+        require_one_of("preset", self.preset, PRESETS)
+        require_one_of("key_kind", self.key_kind, get_args(KeyKind))
         if not self.lengths or any(x <= 0 for x in self.lengths):
             raise SpecError(f"lengths must be positive token counts, got {self.lengths}")
         if len(set(self.lengths)) != len(self.lengths):
@@ -146,7 +142,7 @@ class NiahBasicSpec:
     options: RulerOptions = RulerOptions()
 
     def __post_init__(self) -> None:
-        _one_of("task", self.task, get_args(NiahTask))
+        require_one_of("task", self.task, get_args(NiahTask))
         object.__setattr__(self, "options", _with_reserve(self.options, self.config_name))
         n_values = self.options.n_values
         if self.task == "mk_niah" and n_values not in (None, 1):
@@ -184,7 +180,7 @@ class ItemTaskSpec:
     options: RulerOptions = RulerOptions()
 
     def __post_init__(self) -> None:
-        _one_of("task", self.name, ITEM_TASKS)
+        require_one_of("task", self.name, ITEM_TASKS)
         object.__setattr__(self, "options", _with_reserve(self.options, self.name))
         if self.domain != "mv_niah" and self.options.n_values not in (None, 1):
             raise SpecError(f"n_values applies to mv_niah only, got {self.options.n_values} for {self.name}")

@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from generators.budget import JOIN_SLACK, token_indices
+from needlework.checks import require_one_of
 from needlework.errors import BudgetError, SpecError
 from generators.pipeline import encoded_ahead
 from generators.seeding import rng_for
@@ -152,8 +153,7 @@ def official_frame(seed: int, original_id: str, lang: str) -> tuple[str, str]:
 
 def check_frames(frames: str) -> None:
     """Raises :class:`SpecError` unless ``frames`` is one of :data:`FRAMES`."""
-    if frames not in FRAMES:
-        raise SpecError(f"frames must be one of {', '.join(FRAMES)}; got {frames!r}")
+    require_one_of("frames", frames, FRAMES)
 
 
 def frame_of(layout: Layout, lang: str) -> tuple[str, str]:

@@ -15,6 +15,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from needlework.checks import one_of_message, require_one_of
 from needlework.errors import SpecError
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -57,8 +58,7 @@ def ordinal(n: int) -> str:
 
 def format_date(day: date, style: str) -> str:
     """``day`` written in one of :data:`DATE_STYLES`."""
-    if style not in DATE_STYLES:
-        raise SpecError(f"date style must be one of {', '.join(DATE_STYLES)}, got {style!r}")
+    require_one_of("date style", style, DATE_STYLES)
     return DATE_STYLES[style].format(
         year=day.year, month=MONTHS[day.month - 1], mon=MONTH_ABBREVIATIONS[day.month - 1], month_num=day.month,
         month2=f"{day.month:02d}", day=day.day, day2=f"{day.day:02d}", ordinal=ordinal(day.day),
@@ -89,7 +89,7 @@ def expand_period(lo: date, hi: date, granularity: str) -> tuple[date, date]:
         return lo.replace(day=1), month_end(hi)
     if granularity == "year":
         return date(lo.year, 1, 1), date(hi.year, 12, 31)
-    raise SpecError(f"granularity must be one of {', '.join(GRANULARITIES)}, got {granularity!r}")
+    raise SpecError(one_of_message("granularity", granularity, GRANULARITIES))
 
 
 def _month_text(day: date, lang: str) -> str:
@@ -117,7 +117,7 @@ def describe_period(lo: date, hi: date, granularity: str, lang: str, *, between:
         a, b = (str(lo.year), str(hi.year)) if lang == "en" else (f"{lo.year}年", f"{hi.year}年")
         single = lo.year == hi.year
     else:
-        raise SpecError(f"granularity must be one of {', '.join(GRANULARITIES)}, got {granularity!r}")
+        raise SpecError(one_of_message("granularity", granularity, GRANULARITIES))
     if lang == "zh":
         return a if single else f"{a}至{b}"
     if single:

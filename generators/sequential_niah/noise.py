@@ -76,6 +76,7 @@ from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.semantic import noise_sets
 from generators.sequential_niah.spec import BENCHMARK, LENGTH_BUCKETS, LengthBucket
 from generators.sequential_niah.texts import LongText, bucket_named
+from needlework.checks import require_one_of
 from needlework.errors import BudgetError, SpecError
 from needlework.tokens import TokenCounter
 
@@ -116,8 +117,7 @@ class NoiseRules:
     def __post_init__(self) -> None:
         for name, allowed in (("tiny", TINY_RULES), ("significant", SIGNIFICANT_RULES), ("semantic", SEMANTIC_RULES),
                               ("frames", ("fixed", "official"))):
-            if getattr(self, name) not in allowed:
-                raise SpecError(f"{name} noise rule must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+            require_one_of(f"{name} noise rule", getattr(self, name), allowed)
 
 
 def official_tiny_boxes(positions: np.ndarray, n: int) -> list[list[int]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generators.sequential_niah.spec import LANGS, PIPELINES
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
 
@@ -48,10 +49,8 @@ class SequentialQA:
     articles: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.lang not in LANGS:
-            raise SpecError(f"{self.qid}: lang must be one of {', '.join(LANGS)}, got {self.lang!r}")
-        if self.pipeline not in PIPELINES:
-            raise SpecError(f"{self.qid}: pipeline must be one of {', '.join(PIPELINES)}, got {self.pipeline!r}")
+        require_one_of(f"{self.qid}: lang", self.lang, LANGS)
+        require_one_of(f"{self.qid}: pipeline", self.pipeline, PIPELINES)
         if len(self.answers) != len(self.needles) or len(self.answers) < 2:
             raise SpecError(f"{self.qid}: needs at least 2 answers and one needle per answer, got "
                             f"{len(self.answers)} answers and {len(self.needles)} needles")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
 BENCHMARK = "sequential-niah"
@@ -104,8 +105,7 @@ def check_question_counts(lang: str, count: object, min_needles: int, max_needle
     Raises:
         SpecError: Naming the first value out of range.
     """
-    if lang not in LANGS:
-        raise SpecError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
+    require_one_of("lang", lang, LANGS)
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise SpecError(f"count must be a non-negative integer, got {count!r}")
     if not 2 <= min_needles <= max_needles:

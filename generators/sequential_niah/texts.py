@@ -26,6 +26,7 @@ from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 from generators.sequential_niah.spec import LANGS, LENGTH_BUCKETS, PAPER_BUCKETS, LengthBucket
 from generators.text import sentence_ends
@@ -167,8 +168,7 @@ def bucket_texts(
     report = BucketReport()
     docs: list[SourceText] = []
     for doc in documents:
-        if doc.lang not in LANGS:
-            raise SpecError(f"text {doc.text_id}: lang must be one of {', '.join(LANGS)}, got {doc.lang!r}")
+        require_one_of(f"text {doc.text_id}: lang", doc.lang, LANGS)
         text = tokens.normalize(doc.text)
         if not text.strip():
             report.empty += 1

@@ -24,6 +24,7 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.cameo import predicates
@@ -328,8 +329,7 @@ def world_logical_qas(world: World, lang: str, spec: LogicalSpec, *, seed: int, 
     jobs are otherwise unordered by logic); chains have three items and are made only when
     ``spec.min_needles <= 3``.
     """
-    if lang not in LANGS:
-        raise SpecError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
+    require_one_of("lang", lang, LANGS)
     tl = _Timelines(world, lang)
     careers = [q for q in _career_questions(world, lang, tl) if spec.min_needles <= len(q.items) <= spec.max_needles]
     numbered = replace(spec, numbered_share=1.0)

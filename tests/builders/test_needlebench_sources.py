@@ -188,7 +188,7 @@ def test_sparse_spec_validation():
         SparseSpec("m-rt", "en", needle_counts=(3, 5))
     with pytest.raises(SpecError, match="m-rs needle counts must hold integers"):
         SparseSpec("m-rs", "en", needle_counts=(1, 2))
-    with pytest.raises(SpecError, match="task must be one of s-rt, m-rt, m-rs"):
+    with pytest.raises(SpecError, match="^task must be one of 's-rt', 'm-rt', 'm-rs'; got 'atc'$"):
         SparseSpec("atc", "en")  # type: ignore[arg-type]
     with pytest.raises(SpecError, match="langs must be distinct values"):
         SparseSpec("s-rt", "fr")  # type: ignore[arg-type]
