@@ -53,6 +53,7 @@ from generators.needlebench.spec import (
     parse_lengths,
     show_choice_needles,
 )
+from needlework.checks import require_one_of
 from needlework.errors import BudgetError, SpecError
 from needlework.tokenizers import load_tokenizer
 from needlework.tokens import TokenCounter
@@ -261,8 +262,7 @@ class NeedleBenchBuild:
     tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec (default: the paper's GPT-4 tokenizer).")
 
     def __post_init__(self) -> None:
-        if self.preset not in PRESETS:
-            raise SpecError(f"preset must be one of {', '.join(repr(p) for p in PRESETS)}; got {self.preset!r}")
+        require_one_of("preset", self.preset, PRESETS)
         if self.preset:
             defaults = {f.name: f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
                         for f in fields(self)}

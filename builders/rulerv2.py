@@ -48,6 +48,7 @@ from generators.rulerv2.spec import (
     NiahBasicSpec,
     RulerOptions,
 )
+from needlework.checks import require_one_of
 from needlework.errors import BudgetError, InputError, SpecError
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 from needlework.tokens import TokenCounter
@@ -213,15 +214,13 @@ class RulerV2Build:
         if self.model and self.tokenizer not in (DEFAULT_TOKENIZER, self.model_tokenizer):
             raise SpecError(f"--model {self.model} counts lengths with its own tokenizer ({self.model_tokenizer}); "
                             f"--tokenizer {self.tokenizer} contradicts it: give one of the two")
-        if self.mk_base not in MK_BASES:
-            raise SpecError(f"mk_base must be one of {', '.join(MK_BASES)}; got {self.mk_base!r}")
+        require_one_of("mk_base", self.mk_base, MK_BASES)
         if self.mk_source and self.mk_base == "mmlu":
             raise SpecError("mk_source applies to a math base task (--mk-base gsm8k, math500 or mbpp); MMLU comes from --mcq")
         if self.preset == "paper" and self.mk_base != "mmlu":
             raise SpecError("the paper preset hides MMLU questions only (NeMo-Skills ruler2 has no GSM8K/MATH500/MBPP setup); "
                             "build --mk-base without --preset paper")
-        if self.preset not in PRESETS:
-            raise SpecError(f"preset must be one of {', '.join(repr(p) for p in PRESETS)}; got {self.preset!r}")
+        require_one_of("preset", self.preset, PRESETS)
         if self.preset != "paper" and (self.mcq_distractors or self.docqa_distractors):
             raise SpecError("mcq_distractors and docqa_distractors apply to the paper preset only (--preset paper)")
         unknown = [t for t in self.tasks if t not in TASKS]

@@ -20,6 +20,7 @@ from builders.sources.icews import read_icews
 from builders.sources.tkg_time import parse_start, parse_unit
 from builders.sources.long_texts import read_long_texts
 from builders.sources.ordered_qa import read_ordered_questions
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.assemble import FRAMES, check_stated_once, generate_samples
@@ -170,8 +171,7 @@ class SequentialNiahBuild:
                                                "(near-name/near-date and irrelevant sentences, the official kinds; paper preset).")
 
     def __post_init__(self) -> None:
-        if self.preset not in PRESETS:
-            raise SpecError(f"preset must be one of {', '.join(repr(p) for p in PRESETS)}; got {self.preset!r}")
+        require_one_of("preset", self.preset, PRESETS)
         if self.preset:
             defaults = {f.name: f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
                         for f in fields(self)}
@@ -180,8 +180,7 @@ class SequentialNiahBuild:
                     object.__setattr__(self, name, value)
         for name, allowed in (("frames", FRAMES), ("tiny_rule", TINY_RULES), ("significant_rule", SIGNIFICANT_RULES),
                               ("semantic_rule", SEMANTIC_RULES)):
-            if getattr(self, name) not in allowed:
-                raise SpecError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+            require_one_of(name, getattr(self, name), allowed)
         if not self.langs or not set(self.langs) <= set(LANGS) or len(set(self.langs)) != len(self.langs):
             raise SpecError(f"langs must be distinct values from {', '.join(LANGS)}; got {', '.join(self.langs) or '(none)'}")
         for name in self.buckets:

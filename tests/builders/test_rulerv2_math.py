@@ -162,7 +162,7 @@ def test_malformed_records_name_file_record_and_field(tmp_path):
 
 
 def test_options_are_validated(files):
-    with pytest.raises(SpecError, match="mk_base must be one of mmlu, gsm8k, math500, mbpp"):
+    with pytest.raises(SpecError, match="^mk_base must be one of 'mmlu', 'gsm8k', 'math500', 'mbpp'; got 'humaneval'$"):
         RulerV2Build(mk_base="humaneval")
     with pytest.raises(SpecError, match="mk_source applies to a math base task"):
         RulerV2Build(mk_source=str(files["gsm8k"]))

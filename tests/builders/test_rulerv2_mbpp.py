@@ -297,7 +297,7 @@ def test_a_file_without_test_problems_is_refused(tmp_path):
 
 def test_options_accept_mbpp():
     assert RulerV2Build(mk_base="mbpp").mk_base == "mbpp"
-    with pytest.raises(SpecError, match="mk_base must be one of mmlu, gsm8k, math500, mbpp"):
+    with pytest.raises(SpecError, match="^mk_base must be one of 'mmlu', 'gsm8k', 'math500', 'mbpp'; got 'humaneval'$"):
         RulerV2Build(mk_base="humaneval")
     with pytest.raises(SpecError, match="paper preset hides MMLU questions only"):
         RulerV2Build(preset="paper", mk_base="mbpp")
