@@ -37,6 +37,7 @@ from builders.sources.embs_source import (
 )
 from builders.sources.records import read_records, record_error
 from generators.world.schema import DOMAINS
+from needlework.checks import is_one_of, one_of_message
 from needlework.errors import InputError, SpecError
 
 HUB_REPO = "EverMind-AI/EverMemBench-Static"
@@ -336,8 +337,8 @@ def _references(record: Mapping[str, Any], path: Path, index: int, position: Map
 def _query_domain(record: Mapping[str, Any], refs: list[int], domain_docs: Mapping[str, frozenset[int]],
                   path: Path, index: int) -> str | None:
     if record.get("domain") is not None:
-        if record["domain"] not in DOMAINS:
-            raise record_error(str(path), index, "domain", f"{record['domain']!r} is not one of {', '.join(DOMAINS)}")
+        if not is_one_of(record["domain"], DOMAINS):
+            raise record_error(str(path), index, "domain", one_of_message("domain", record["domain"], DOMAINS))
         return record["domain"]
     holding = [d for d, docs in domain_docs.items() if docs.issuperset(refs)]
     return holding[0] if len(holding) == 1 else None

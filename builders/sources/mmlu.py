@@ -22,6 +22,7 @@ from builders.sources.records import (
     require_field,
 )
 from generators.rulerv2.pools import LETTERS, Mcq, McqPool
+from needlework.checks import is_one_of, one_of_message
 from needlework.errors import InputError
 
 SPLITS = ("test", "dev")
@@ -133,8 +134,8 @@ def read_mcq_table(path: Path) -> McqPool:
     shots: list[Mcq] = []
     for index, record in enumerate(read_records(path, TABLE_SUFFIXES)):
         split = record.get("split") or "test"
-        if split not in SPLITS:
-            raise record_error(str(path), index, "split", f"expected one of {', '.join(SPLITS)}, got {split!r}")
+        if not is_one_of(split, SPLITS):
+            raise record_error(str(path), index, "split", one_of_message("split", split, SPLITS))
         subject = record.get("subject") or ""
         choices = _table_choices(record, str(path), index)
         mcq = _mcq(f"{path.stem}/{index:05d}", require_field(record, "question", str(path), index), choices,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from builders.sources.records import TABLE_SUFFIXES, read_records, record_error, require_field
+from needlework.checks import is_one_of, one_of_message
 from needlework.errors import SpecError
 from generators.sequential_niah.logical import OrderedQuestion, asks_for_order
 from generators.sequential_niah.qa import SequentialQA
@@ -51,8 +52,8 @@ def detect_lang(text: str) -> str:
 def _lang(record: Mapping[str, Any], lang: str | None, lang_field: str, text: str, file: str, index: int) -> str:
     meta = record.get("meta")
     value = lang or record.get(lang_field) or (meta.get("lang") if isinstance(meta, dict) else None) or detect_lang(text)
-    if value not in LANGS:
-        raise record_error(file, index, lang_field, f"language {value!r} is not one of {', '.join(LANGS)}")
+    if not is_one_of(value, LANGS):
+        raise record_error(file, index, lang_field, one_of_message("language", value, LANGS))
     return value
 
 

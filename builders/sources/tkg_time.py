@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from needlework.checks import one_of_message
 from needlework.errors import InputError
 
 TIME_UNITS: dict[str, timedelta] = {
@@ -133,7 +134,7 @@ def parse_unit(text: str) -> str:
     """
     unit = UNIT_ALIASES.get(text.strip().lower(), text.strip().lower())
     if unit not in TIME_UNITS:
-        raise InputError("--tkg-time-unit", None, None, f"unknown time unit {text!r}; expected one of {', '.join(TIME_UNITS)}")
+        raise InputError("--tkg-time-unit", None, None, one_of_message("time unit", text, TIME_UNITS))
     return unit
 
 

@@ -120,6 +120,20 @@ def test_hub_missing_gold_text_names_file_record_and_field(hub):
     assert str(caught.value).startswith(f"{path}, record 2, field 'reference_list': reference 2 of 2")
 
 
+@pytest.mark.parametrize("domain", ["sports", ["law"]])
+def test_hub_query_domain_outside_the_papers_eight_names_file_record_field_and_choices(hub, domain):
+    """EMB-S assigns every query one of 8 broad domains (paper Section 3.1, Appendix A.1); a query naming another, or a list, is refused by name."""
+    path = write_jsonl(hub / "qar/test.jsonl", [
+        {"query": "q1", "answer": "a", "reference_list": [A]},
+        {"query": "q2", "answer": "a", "reference_list": [A], "domain": domain},
+    ])
+    with pytest.raises(InputError) as caught:
+        read_embs_hub(hub)
+    assert (caught.value.file, caught.value.record, caught.value.field) == (str(path), 2, "domain")
+    assert str(caught.value) == (f"{path}, record 2, field 'domain': domain must be one of 'medical', 'history', "
+                                 f"'education', 'math', 'literature', 'law', 'technology', 'finance'; got {domain!r}")
+
+
 def test_hub_corpus_text_outside_the_bank_is_an_error(hub):
     path = write_pickle(hub / "data/64K/law/unique_reference.pkl", [D, "stray"])
     with pytest.raises(InputError, match="record 2: text not in the bank") as caught:

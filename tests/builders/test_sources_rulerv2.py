@@ -269,7 +269,7 @@ def test_mcq_table_csv_with_letter_columns_and_no_split(tmp_path, table_rows):
         ({"answer": "E"}, "answer", "expected a letter A-D or an index 0-3, got 'E'"),
         ({"answer": 4}, "answer", "got 4"),
         ({"question": ""}, "question", "expected a non-empty string"),
-        ({"split": "train"}, "split", "expected one of test, dev, got 'train'"),
+        ({"split": "train"}, "split", "split must be one of 'test', 'dev'; got 'train'"),
         ({"subject": 3}, "subject", "expected a string"),
     ],
 )

@@ -341,6 +341,14 @@ def test_ordered_questions_read_lists_and_marked_text(tmp_path):
         read_ordered_questions(repeated, items_field="steps")
 
 
+def test_an_unknown_record_language_names_file_record_field_and_the_choices(tmp_path):
+    path = write_jsonl(tmp_path / "procs.jsonl", [PROCEDURES[0], {**PROCEDURES[1], "lang": "fr"}])
+    with pytest.raises(InputError) as err:
+        read_ordered_questions(path, items_field="steps")
+    assert (err.value.file, err.value.record, err.value.field) == (str(path), 2, "lang")
+    assert str(err.value) == f"{path}, record 2, field 'lang': language must be one of 'en', 'zh'; got 'fr'"
+
+
 def test_logical_qas_keep_item_order_and_tie_needles_to_their_step(tmp_path):
     questions = read_ordered_questions(write_jsonl(tmp_path / "procs.jsonl", PROCEDURES), items_field="steps")
     qas = logical_qas(questions, LogicalSpec(numbered_share=1.0), seed=0)
