@@ -8,7 +8,7 @@ them and the eval reports that order them, so they are spelled here once.
 
 from __future__ import annotations
 
-from needlework.errors import SpecError
+from needlework.checks import require_one_of
 
 RETRIEVERS: tuple[str, ...] = ("bm25", "dense", "hybrid")
 STRATEGIES: tuple[str, ...] = ("bm25", "bm25+ppr", "dense", "dense+ppr", "hybrid", "hybrid+ppr")
@@ -17,7 +17,6 @@ STRATEGIES: tuple[str, ...] = ("bm25", "bm25+ppr", "dense", "dense+ppr", "hybrid
 
 def strategy_parts(strategy: str) -> tuple[str, bool]:
     """``(base retriever, uses PPR)`` of a strategy name such as ``"hybrid+ppr"``."""
-    if strategy not in STRATEGIES:
-        raise SpecError(f"unknown retrieval strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+    require_one_of("retrieval strategy", strategy, STRATEGIES)
     base, _, ppr = strategy.partition("+")
     return base, bool(ppr)

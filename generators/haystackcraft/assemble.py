@@ -36,6 +36,7 @@ import numpy as np
 
 from generators.budget import boundary_at_depth, units_that_fit
 from generators.haystackcraft.spec import ORDERINGS, RANDOM_PREFIX
+from needlework.checks import one_of_message
 from needlework.errors import SpecError
 
 MIN_CUT_TOKENS = 16
@@ -152,4 +153,4 @@ def order_haystack(haystack: Haystack, ordering: str, rng: np.random.Generator |
         distractors = np.flatnonzero(~haystack.is_needle)
         at = boundary_at_depth(haystack.tokens[distractors], 50.0) if len(distractors) else 0
         return np.concatenate((distractors[:at], needles, distractors[at:]))
-    raise SpecError(f"unknown haystack ordering {ordering!r}; known: {', '.join(ORDERINGS)}")
+    raise SpecError(one_of_message("haystack ordering", ordering, ORDERINGS))

@@ -39,6 +39,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.prompts import judge_prompt, order_type_of
@@ -118,8 +119,7 @@ class JudgeRecord:
 
 def label_for(group: str, shuffled: bool, ordered: bool) -> str:
     """The paper's label (Appendix A): GT is correct unless shuffled when order is required; the rest incorrect."""
-    if group not in GROUPS:
-        raise SpecError(f"unknown answer group {group!r}; groups: {', '.join(GROUPS)}")
+    require_one_of("answer group", group, GROUPS)
     if group != "gt":
         return "incorrect"
     return "incorrect" if shuffled and ordered else "correct"
@@ -375,8 +375,7 @@ def judge_records(pool: Sequence[SequentialQA], split: str, size: int, *, seed: 
         SpecError: Unknown split, an empty pool for a non-zero size, or a question with no
             possible extra item.
     """
-    if split not in SPLITS:
-        raise SpecError(f"unknown judge split {split!r}; splits: {', '.join(SPLITS)}")
+    require_one_of("judge split", split, SPLITS)
     if size and not pool:
         raise SpecError(f"judge-{split}: {size} records asked for but the question pool is empty")
     task = f"judge-{split}"

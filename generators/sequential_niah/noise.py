@@ -241,8 +241,7 @@ def noise_layouts(original: Layout, qa: SequentialQA, raw: str, noise_type: str,
             box is empty, or no semantic noise can be generated for ``qa``.
         SpecError: Unknown ``noise_type``.
     """
-    if noise_type not in NOISE_TYPES:
-        raise SpecError(f"unknown noise type {noise_type!r}; valid: {', '.join(NOISE_TYPES)}")
+    require_one_of("noise type", noise_type, NOISE_TYPES)
     if noise_type == "semantic-noise" and rules.semantic == "distractors" and not qa.distractors:
         return []
     all_bounds = sentence_boundaries(raw)

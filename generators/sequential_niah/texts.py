@@ -26,7 +26,7 @@ from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
-from needlework.checks import require_one_of
+from needlework.checks import one_of_message, require_one_of
 from needlework.errors import SpecError
 from generators.sequential_niah.spec import LANGS, LENGTH_BUCKETS, PAPER_BUCKETS, LengthBucket
 from generators.text import sentence_ends
@@ -133,7 +133,7 @@ def bucket_named(name: str, buckets: Sequence[LengthBucket] = LENGTH_BUCKETS) ->
     for bucket in buckets:
         if bucket.name == name:
             return bucket
-    raise SpecError(f"unknown length bucket {name!r}; valid: {', '.join(b.name for b in buckets)}")
+    raise SpecError(one_of_message("length bucket", name, [b.name for b in buckets]))
 
 
 def bucket_texts(

@@ -157,7 +157,7 @@ def test_cli_builds_and_reports_bad_inputs(tmp_path, shared_file) -> None:
     assert result.exit_code == 2 and "bad.json" in result.output and "text" in result.output
     assert not (tmp_path / "x").exists()
     result = runner.invoke(main, ["build", "haystackcraft", "--out", str(tmp_path / "y"), "--retrievers", "tfidf"])
-    assert result.exit_code == 2 and "known: bm25" in result.output
+    assert result.exit_code == 2 and "retrieval strategy must be one of 'bm25', 'bm25+ppr'" in result.output
 
 
 def test_needles_exceeding_a_size_skip_that_cell(tmp_path, qwen) -> None:

@@ -243,7 +243,7 @@ def test_texts_are_kept_cut_or_joined_to_reach_a_bucket(qwen):
     assert "other" in {p for p in parts if not any(p in t.parts for t in texts)}  # alone in its source: dropped
     dropped, report = bucket_texts(docs, qwen, buckets=SMALL, join=False)
     assert {t.origin for t in dropped} == {"whole", "cut"} and report.dropped_short == 10
-    with pytest.raises(SpecError, match="unknown length bucket"):
+    with pytest.raises(SpecError, match="^length bucket must be one of 'a', 'b'; got 'zzz'$"):
         bucket_texts(docs, qwen, buckets=SMALL, join_to="zzz")
 
 

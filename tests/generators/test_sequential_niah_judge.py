@@ -85,7 +85,7 @@ def test_label_rule_of_appendix_a():
             for ordered in (False, True):
                 want = expected.get((group, shuffled, ordered), "incorrect")
                 assert label_for(group, shuffled, ordered) == want, (group, shuffled, ordered)
-    with pytest.raises(SpecError, match="groups"):
+    with pytest.raises(SpecError, match="^answer group must be one of 'gt', 'missing', 'redundant', 'incorrect'; got 'shuffled'$"):
         label_for("shuffled", True, True)
 
 
