@@ -68,6 +68,7 @@ from generators.embs.spec import (
     scale_sort_key,
 )
 from generators.world.schema import DOMAINS
+from needlework.checks import require_one_of
 from needlework.errors import BudgetError, SpecError
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 from needlework.tokens import TokenCounter
@@ -190,8 +191,7 @@ class EmbsBuild:
         self.query_spec()
         self.ladder_spec()
         for name in (self.build_retriever, *self.retrievers):
-            if name not in RETRIEVERS:
-                raise SpecError(f"unknown retriever {name!r}; retrievers: {', '.join(RETRIEVERS)}")
+            require_one_of("retriever", name, RETRIEVERS)
         if self.materialize != "none" and self.materialize != MAX_SCALE:
             scale_sort_key(self.materialize)
         if self.llm_engine not in ("openai", "vllm"):

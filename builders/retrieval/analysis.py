@@ -35,6 +35,7 @@ from functools import lru_cache
 import bm25s
 import regex
 
+from needlework.checks import one_of_message
 from needlework.errors import SpecError
 
 Analyzer = Callable[[Sequence[str]], list[list[str]]]
@@ -130,7 +131,7 @@ def analyzer(name: str) -> Analyzer:
         return plain_analyze
     if name == LUCENE:
         return lucene_analyze
-    raise SpecError(f"unknown BM25 analyzer {name!r}; known: {', '.join(ANALYZERS)}")
+    raise SpecError(one_of_message("BM25 analyzer", name, ANALYZERS))
 
 
 def describe(name: str) -> dict[str, object]:
@@ -141,4 +142,4 @@ def describe(name: str) -> dict[str, object]:
         return {"analysis": "lucene-english", "tokenizer": "uax29 (regex WORD)", "possessive": True, "lower": "java",
                 "stopwords": "lucene-english-33", "stemmer": "porter (nltk MARTIN_EXTENSIONS = Lucene PorterStemmer)",
                 "max_token_length": MAX_TOKEN_LENGTH}
-    raise SpecError(f"unknown BM25 analyzer {name!r}; known: {', '.join(ANALYZERS)}")
+    raise SpecError(one_of_message("BM25 analyzer", name, ANALYZERS))

@@ -30,6 +30,7 @@ from generators.embs.calibration import hashed_bag_of_words
 from generators.embs.ladder import Corpus
 from generators.embs.scoring import fr_at_k, mean_defined, r_at_1, sr_at_k
 from generators.embs.spec import scale_sort_key
+from needlework.checks import one_of_message
 from needlework.errors import SpecError
 from needlework.rows import RowSequence
 
@@ -118,7 +119,7 @@ class Bank:
             return np.asarray(self.dense.score_all(list(queries)))
         if retriever == "bm25":
             return np.asarray(self.bm25.score_all([cjk_bigrams(q) for q in queries]))
-        raise SpecError(f"unknown retriever {retriever!r}; retrievers: {', '.join(RETRIEVERS)}")
+        raise SpecError(one_of_message("retriever", retriever, RETRIEVERS))
 
     def scored(self, retriever: str, queries: Sequence[str],
                wanted: Callable[[int], bool] = lambda i: True) -> Iterator[tuple[int, np.ndarray]]:
@@ -178,7 +179,7 @@ class Bank:
                 index = BM25Retriever(subset(self.titles, corpus), subset(self.texts, corpus), render=bm25_document)
                 return lambda queries: np.asarray(index.score_all([cjk_bigrams(q) for q in queries]))
             return open_bm25
-        raise SpecError(f"unknown retriever {retriever!r}; retrievers: {', '.join(RETRIEVERS)}")
+        raise SpecError(one_of_message("retriever", retriever, RETRIEVERS))
 
 
 def nearest_outside(scores: np.ndarray, refs: Sequence[int], k: int) -> list[int]:

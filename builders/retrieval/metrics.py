@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from builders.retrieval.base import StrategyRanking
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
 NS: tuple[int, ...] = (10, 20, 40, 80, 160)
@@ -118,8 +119,7 @@ def appendix_l_markdown(
         metric: ``"recall"`` or ``"ndcg"``.
         labels: Display names of the base retrievers (default :data:`DEFAULT_LABELS`).
     """
-    if metric not in METRICS:
-        raise SpecError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
+    require_one_of("metric", metric, METRICS)
     names = {**DEFAULT_LABELS, **(labels or {})}
     ns = sorted({int(r["n"]) for r in rows})
     values: dict[tuple[str, str, bool], dict[int, float]] = {}

@@ -32,6 +32,7 @@ import pyarrow as pa
 from builders.hashing import file_sha256
 from builders.sources.embs_source import DOC_SCHEMA, TRIPLE_SCHEMA, EmbsSource, text_key
 from builders.sources.records import read_records, record_error, require_field
+from needlework.checks import require_one_of
 from needlework.errors import InputError, SpecError
 from needlework.tokens import TokenCounter
 
@@ -103,8 +104,7 @@ class _Builder:
     def __init__(self, source: str, split: str, max_doc_tokens: int, tokens: TokenCounter | None) -> None:
         if max_doc_tokens < 1:
             raise SpecError(f"max_doc_tokens must be >= 1, got {max_doc_tokens}")
-        if split not in SPLITS:
-            raise SpecError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
+        require_one_of("split", split, SPLITS)
         self.source, self.split, self.cap = source, split, max_doc_tokens
         self.measure: Callable[[str], int] = tokens.count if tokens is not None else estimate_tokens
         self.docs: list[dict[str, Any]] = []
@@ -294,8 +294,7 @@ def read_raw(kind: str, path: str | Path | Sequence[str | Path], **kw: Any) -> R
     Raises:
         SpecError: ``kind`` is not one of :data:`READERS` (the message lists them).
     """
-    if kind not in READERS:
-        raise SpecError(f"unknown raw EMB-S source {kind!r}; valid: {', '.join(READERS)}")
+    require_one_of("raw EMB-S source", kind, READERS)
     return READERS[kind](path, **kw)
 
 

@@ -33,6 +33,7 @@ from typing import Any
 from builders.hashing import file_sha256, folder_sha256
 from builders.sources.filler import HUB, TEXT_SUFFIX, WORLD_FILLER, read_filler
 from builders.sources.records import TABLE_SUFFIXES, read_records, record_error, require_field
+from needlework.checks import is_one_of, one_of_message
 from needlework.errors import InputError
 from generators.sequential_niah.spec import LANGS
 from generators.sequential_niah.texts import SourceText
@@ -79,7 +80,7 @@ def read_long_texts(source: str, lang: str | None = None, *, field: str = "text"
             whose language is unknown, a duplicate id, or no document at all.
     """
     if lang is not None and lang not in LANGS:
-        raise InputError(source, None, LANG_FIELD, f"unknown language {lang!r}; valid: {', '.join(LANGS)}")
+        raise InputError(source, None, LANG_FIELD, one_of_message("language", lang, LANGS))
     if source == WORLD:
         read = _world(lang, seed, world_docs)
     elif source.startswith(HUB):
@@ -177,8 +178,8 @@ def _record_lang(record: dict[str, Any], file: str, index: int) -> str | None:
     value = record.get(LANG_FIELD)
     if value is None:
         return None
-    if value not in LANGS:
-        raise record_error(file, index, LANG_FIELD, f"unknown language {value!r}; valid: {', '.join(LANGS)}")
+    if not is_one_of(value, LANGS):
+        raise record_error(file, index, LANG_FIELD, one_of_message("language", value, LANGS))
     return str(value)
 
 

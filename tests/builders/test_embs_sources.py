@@ -306,7 +306,7 @@ def test_ragbench_key_naming_no_document_and_unknown_kind(tmp_path):
     with pytest.raises(InputError) as caught:
         read_ragbench(path)
     assert (caught.value.record, caught.value.field) == (1, "all_relevant_sentence_keys") and "'5b'" in str(caught.value)
-    with pytest.raises(SpecError, match="valid: longbench, babilong, ragbench"):
+    with pytest.raises(SpecError, match="^raw EMB-S source must be one of 'longbench', 'babilong', 'ragbench'; got 'loong'$"):
         read_raw("loong", path)
 
 

@@ -193,6 +193,19 @@ def test_tables_take_a_text_column_an_id_field_and_a_lang_field(tmp_path):
         read_long_texts(str(tmp_path / "absent"))
 
 
+def test_a_language_outside_en_zh_names_the_source_record_and_field(tmp_path):
+    """Sequential-NIAH long texts are Chinese or English (paper Section 3.2, LongData-Corpus); another language is refused by name."""
+    path = tmp_path / "docs.jsonl"
+    path.write_text('{"text": "A.", "lang": "en"}\n{"text": "B.", "lang": "fr"}\n', encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_long_texts(str(path))
+    assert (caught.value.record, caught.value.field) == (2, "lang")
+    assert str(caught.value) == f"{path}, record 2, field 'lang': language must be one of 'en', 'zh'; got 'fr'"
+    with pytest.raises(InputError) as caught:
+        read_long_texts(str(path), "de")
+    assert str(caught.value) == f"{path}, field 'lang': language must be one of 'en', 'zh'; got 'de'"
+
+
 def test_text_folders_are_read_like_filler_with_ids_per_file(shared_data):
     read = read_long_texts(str(shared_data / "paul_graham_essays"), "en")
     assert len(read.documents) == 24 and {d.source for d in read.documents} == {"paul_graham_essays"}
