@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
 
@@ -264,8 +265,7 @@ def item_templates(preset: str, base: str | None = None) -> dict[str, ItemTempla
     if base is not None:
         if preset == "paper":
             raise SpecError("the paper preset has no other base tasks (its scripts hide MMLU questions only)")
-        if base not in BASE_ITEM_TASKS:
-            raise SpecError(f"no templates for base task {base!r}; base tasks: {', '.join(BASE_ITEM_TASKS)}")
+        require_one_of("base task", base, BASE_ITEM_TASKS)
         return BASE_ITEM_TASKS[base]
     return PAPER_ITEM_TASKS if preset == "paper" else ITEM_TASKS
 

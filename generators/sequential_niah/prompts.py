@@ -23,6 +23,7 @@ import json
 import re
 from typing import Any, Literal, get_args
 
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
 PromptKind = Literal["reason", "temporal", "logical"]
@@ -212,8 +213,7 @@ def judge_prompt(kind: str, lang: str, *, query: str, answer: str, ref_answer: s
         raise SpecError("the reason prompt (Figure 9) needs result=correct|incorrect; the others take none")
     if result is None:
         return template.format(query=query, answer=answer, ref_answer=ref_answer)
-    if result not in LABEL_WORDS[lang]:
-        raise SpecError(f"result must be correct or incorrect, got {result!r}")
+    require_one_of("result", result, LABEL_WORDS[lang])
     return template.format(query=query, answer=answer, ref_answer=ref_answer, result=LABEL_WORDS[lang][result])
 
 

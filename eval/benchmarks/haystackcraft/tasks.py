@@ -38,6 +38,7 @@ from eval.scoring import exact_match, max_f1
 from eval.task import TaskOptions, strip_reasoning
 from generators.haystackcraft.spec import BENCHMARK, ORDERINGS, RANDOM_PREFIX
 from generators.strategies import RETRIEVERS
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
 STATIC = f"{BENCHMARK}/static"
@@ -317,8 +318,7 @@ class HaystackCraftTask:
     reader: Callable[[str], str] = field(init=False, default=official_extract_answer)
 
     def __post_init__(self) -> None:
-        if self.name not in TASK_NAMES:
-            raise SpecError(f"no HaystackCraft task {self.name!r}; tasks: {', '.join(TASK_NAMES)}")
+        require_one_of("HaystackCraft task", self.name, TASK_NAMES)
         reader, metric = self.options.by_scoring((official_extract_answer, HAYSTACKCRAFT_METRIC),
                                                  (extract_answer, HAYSTACKCRAFT_LENIENT_METRIC))
         object.__setattr__(self, "reader", reader)

@@ -25,6 +25,7 @@ from eval.benchmarks.sequential_niah.items import (
 from eval.benchmarks.sequential_niah.judge_accuracy import JUDGE_TASK, is_judge_row
 from eval.task import TaskOptions, strip_reasoning
 from generators.sequential_niah.spec import BENCHMARK
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
 ORDERED = f"{BENCHMARK}/ordered"
@@ -72,8 +73,7 @@ class SequentialNiahTask:
     ordered: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        if self.name not in TASK_NAMES:
-            raise SpecError(f"no Sequential-NIAH task {self.name!r}; tasks: {', '.join(TASK_NAMES)}")
+        require_one_of("Sequential-NIAH task", self.name, TASK_NAMES)
         object.__setattr__(self, "ordered", self.name == ORDERED)
 
     def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
