@@ -35,6 +35,7 @@ from builders.retrieval.dense import AUTO
 from builders.retrieval.metrics import appendix_l_markdown, retrieval_table
 from builders.retrieval.rank import rank_corpus
 from builders.sources.haystackcraft_official import read_build_inputs
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
 from generators.haystackcraft.assemble import RankedQuestion
 from generators.haystackcraft.measure import JoinCounts
@@ -190,8 +191,7 @@ class HaystackCraftBuild:
         engine_of(self)  # refuses --ray-address without --engine ray, negative worker counts
         if not self.dynamic and (self.dynamic_ids or self.dynamic_questions != 100):
             raise SpecError("--dynamic-ids and --dynamic-questions choose the dynamic NIAH questions: add --dynamic")
-        if self.budget_rule not in BUDGET_RULES:
-            raise SpecError(f"budget_rule must be one of {', '.join(BUDGET_RULES)}; got {self.budget_rule!r}")
+        require_one_of("budget_rule", self.budget_rule, BUDGET_RULES)
         if self.official_corpus and self.corpus:
             raise SpecError("--official-corpus and --corpus are two corpora; give one")
         spec = self.haystack_spec()
@@ -200,8 +200,7 @@ class HaystackCraftBuild:
             raise SpecError(f"--materialize names orderings that are not built: {missing}; built: {', '.join(spec.orderings)}")
         if self.top_k < 1:
             raise SpecError(f"top_k must be positive, got {self.top_k}")
-        if self.bm25_analyzer not in ANALYZERS:
-            raise SpecError(f"bm25_analyzer must be one of {', '.join(ANALYZERS)}; got {self.bm25_analyzer!r}")
+        require_one_of("bm25_analyzer", self.bm25_analyzer, ANALYZERS)
         if not self.dense_query_instruction.strip():
             raise SpecError("dense_query_instruction is empty; use auto, model, none or an instruction")
         if self.qa and not (self.corpus or self.official_corpus):
