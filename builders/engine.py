@@ -13,9 +13,11 @@ first, so the release a builder writes from them is byte-identical under every e
   dies mid-stage has its batch re-run by Ray on another one
   (https://docs.ray.io/en/latest/ray-core/fault_tolerance/tasks.html); at most ``workers`` tasks
   run at once and at most ``workers * WINDOW_PER_WORKER`` results wait for their turn, so memory
-  stays bounded. ``address`` joins an existing cluster (``ray.init(address=...)``, e.g.
-  ``ray://head:10001`` or ``auto``); without one, a cluster already initialized in this process is
-  used, else Ray starts a local one. Ray is the ``ray`` extra (``pip install 'needlework[ray]'``).
+  stays bounded; a batch goes to the object store while the workers are still busy, and token counting
+  sends several batches per task (:data:`TASK_CHARS`), so Ray's own cost per task stays a few percent of
+  the work; a task's tokenizer threads are capped at the one CPU Ray gives it. ``address`` joins an
+  existing cluster (``ray.init(address=...)``, e.g. ``ray://head:10001`` or ``auto``); without one, a
+  cluster already initialized in this process is used, else Ray starts a local one. Ray is the ``ray`` extra (``pip install 'needlework[ray]'``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ from needlework.tokens import TokenCounter
 EngineName = Literal["local", "ray"]
 ENGINES: tuple[str, ...] = ("local", "ray")
 WINDOW_PER_WORKER = 4
+TASK_CHARS = 8_000_000
+"""Characters of text one Ray counting task carries (consecutive batches joined; a batch is never split). A Ray
+task costs some 5-10 ms besides its work (submission, worker lease, arguments through the object store, result
+back: measured with a 2-CPU local cluster), about 10 % of a builder batch's ~90 ms of counting (1,024 documents,
+~1.8 MB); a task of ~0.4 s of counting makes that ~2 %. Small enough that 16 workers share a 1 GB corpus evenly."""
 TASK_RETRIES = 3
 """Re-runs of a batch whose worker process died (Ray's default for tasks, stated so it cannot drift)."""
 
@@ -153,8 +160,14 @@ class Engine:
                 ray.kill(actor)
 
     def count_tokens(self, texts: Iterable[Sequence[str]], tokens: TokenCounter) -> Iterator[np.ndarray]:
-        """Token counts of each batch of texts (``tokens.count_batch``), in batch order."""
-        return self.map(count_batch, texts, tokens)
+        """Token counts of each batch of texts (``tokens.count_batch``), in batch order.
+
+        ``ray`` sends consecutive batches as one task of about :data:`TASK_CHARS` characters, so Ray's per-task
+        cost is paid once per several batches; the counts of each text are the same whatever the grouping.
+        """
+        if self.name != "ray":
+            return self.map(count_batch, texts, tokens)
+        return (counts for group in self.map(count_group, joined(texts, TASK_CHARS), tokens) for counts in group)
 
 
 def engine_of(spec: Any) -> Engine:
@@ -171,6 +184,25 @@ def engine_of(spec: Any) -> Engine:
 def count_batch(texts: Sequence[str], tokens: TokenCounter) -> np.ndarray:
     """Tokens of each text (a stage function for :meth:`Engine.map`)."""
     return np.asarray(tokens.count_batch(list(texts)))
+
+
+def count_group(batches: Sequence[Sequence[str]], tokens: TokenCounter) -> list[np.ndarray]:
+    """:func:`count_batch` of each batch of a group (the stage of a Ray counting task)."""
+    return [count_batch(texts, tokens) for texts in batches]
+
+
+def joined(batches: Iterable[Sequence[str]], chars: int) -> Iterator[list[Sequence[str]]]:
+    """Consecutive batches of texts grouped until a group holds at least ``chars`` characters (the last one fewer)."""
+    group: list[Sequence[str]] = []
+    size = 0
+    for batch in batches:
+        group.append(batch)
+        size += sum(map(len, batch))
+        if size >= chars:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
 
 
 def batched(items: Iterable[B], size: int) -> Iterator[list[B]]:
@@ -254,13 +286,17 @@ def ray_module(address: str = "") -> Any:
 def _ray_map(ray: Any, fn: Stage, batches: Iterable[Any], shared_ref: Any, workers: int) -> Iterator[Any]:
     """Results in batch order from Ray tasks: ``workers`` running, ``workers * WINDOW_PER_WORKER`` not yet yielded."""
     task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(_run_stage)
-    return _in_order(ray, lambda batch: task.remote(fn, batch, [shared_ref]), batches, workers)
+    # Each batch goes to the object store (ray.put) before the driver waits for a free worker, so a worker that
+    # finishes does not wait for the next batch to be serialized and copied: only the task's submission.
+    return _in_order(ray, lambda batch: task.remote(fn, batch, [shared_ref]), batches, workers, prepare=ray.put)
 
 
 def _in_order(ray: Any, launch: Callable[[Any], Any], batches: Iterable[Any], workers: int,
-              finished: Callable[[Any], None] = lambda ref: None) -> Iterator[Any]:
-    """``ray.get`` of ``launch(batch)`` for every batch, in batch order, with at most ``workers`` launched and
-    not finished, and at most ``workers * WINDOW_PER_WORKER`` results held; ``finished(ref)`` frees its slot."""
+              finished: Callable[[Any], None] = lambda ref: None,
+              prepare: Callable[[Any], Any] = lambda batch: batch) -> Iterator[Any]:
+    """``ray.get`` of ``launch(prepare(batch))`` for every batch, in batch order, with at most ``workers`` launched
+    and not finished, and at most ``workers * WINDOW_PER_WORKER`` results held; ``finished(ref)`` frees its slot.
+    ``prepare`` runs before waiting for a slot (work done while the workers are busy)."""
     from ray.exceptions import RayTaskError
 
     running: dict[Any, int] = {}
@@ -279,6 +315,7 @@ def _in_order(ray: Any, launch: Callable[[Any], Any], batches: Iterable[Any], wo
 
     try:
         for index, batch in enumerate(batches):
+            batch = prepare(batch)
             while len(running) >= workers or index - next_out >= workers * WINDOW_PER_WORKER:
                 if next_out in done:
                     yield done.pop(next_out)
@@ -322,8 +359,21 @@ def _run_stage(fn: Stage, batch: Any, shared_ref: list) -> Any:
     """
     import ray
 
+    _one_cpu_threads()
     key = shared_ref[0].hex()
     if key not in _WORKER_SHARED:
         _WORKER_SHARED.clear()
         _WORKER_SHARED[key] = ray.get(shared_ref[0])
     return fn(batch, _WORKER_SHARED[key])
+
+
+def _one_cpu_threads() -> None:
+    """Cap the tokenizer's own threads at the one CPU Ray gives each task (``num_cpus=1``).
+
+    The qwen2.5 counter (:class:`needlework.tokenizers.tiktoken_counter.TiktokenCounter`) splits a large batch over
+    ``os.cpu_count()`` threads (at most 8), which in a Ray worker is the node's CPUs, not the task's: 16 workers on
+    a 16-CPU node would run 128 threads. Capped, a worker uses the CPU it was given; counts do not depend on it.
+    """
+    from needlework.tokenizers import tiktoken_counter
+
+    tiktoken_counter._MAX_THREADS = 1

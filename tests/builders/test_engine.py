@@ -25,7 +25,8 @@ import pytest
 import ray
 
 from builders import embs, haystackcraft
-from builders.engine import Engine, EngineError, batched, count_batch, engine_of
+from builders import engine as engine_module
+from builders.engine import Engine, EngineError, batched, count_batch, engine_of, joined
 from builders.options import reproducing_command
 from needlework.errors import SpecError
 
@@ -107,6 +108,32 @@ def test_batches_come_back_in_order_and_stage_errors_as_themselves(cluster, qwen
     for engine in (Engine(), Engine("ray", 2)):
         with pytest.raises(AttributeError, match="count_batch"):
             list(engine.count_tokens([["a"]], None))  # type: ignore[arg-type]
+
+
+def test_ray_counts_several_batches_per_task_and_yields_them_one_by_one(cluster, qwen, monkeypatch) -> None:
+    """Ray counting sends consecutive batches as one task (Ray's per-task cost paid once per ~TASK_CHARS characters);
+    the caller still gets one array per batch, in batch order, each equal to counting that batch alone."""
+    texts = [" ".join(["needle"] * (20 + 9 * i)) + f" {i}" for i in range(50)]
+    batches = list(batched(texts, 3)) + [[]] + list(batched(texts[:5], 2))  # 612, 1,179, ... 9,120, 6,395, 0, ... chars
+    assert [len(group) for group in joined(batches, 2_000)] == [3] + [1] * 14 + [4]  # the last one short
+    monkeypatch.setattr(engine_module, "TASK_CHARS", 2_000)
+    for engine in (Engine("ray", 1), Engine("ray", 2)):
+        counts = list(engine.count_tokens(iter(batches), qwen))
+        assert [c.tolist() for c in counts] == [qwen.count_batch(b).tolist() for b in batches], engine
+
+
+def test_a_ray_task_counts_on_the_one_cpu_it_was_given(cluster) -> None:
+    """Ray gives a stage's task one CPU (num_cpus=1), so the qwen2.5 counter's threads are capped at one there,
+    not os.cpu_count() as in this process (TiktokenCounter.count_batch)."""
+    from needlework.tokenizers import tiktoken_counter
+
+    def threads(batch: int, shared: None) -> int:
+        from needlework.tokenizers import tiktoken_counter as counter
+
+        return counter._MAX_THREADS
+
+    assert list(Engine("ray", 1).map(threads, [0])) == [1]
+    assert list(Engine().map(threads, [0])) == [tiktoken_counter._MAX_THREADS] and tiktoken_counter._MAX_THREADS > 1
 
 
 def test_engine_options_are_checked_and_not_recorded(tmp_path) -> None:
