@@ -6,32 +6,38 @@ Run by hand; the figures go in the issue's closing note.
    :class:`builders.engine.Engine` exactly as the builders call it, under four engines: ``local``
    1 process, ``local`` pool of 2, ``ray`` 1 worker, ``ray`` 2 workers.
 
-   - **parse**: the dump-parsing stage of :func:`builders.sources.wikipedia.read_mediawiki_dump`
-     (its stage function ``_parse_chunk`` over chunks of ``CHUNK_PAGES`` article pages). The slice
-     is read once (bz2 + mwxml, in this process, as the builder's driver does: timed separately as
-     the serial reader rate) and its article pages are **repeated ``--parse-repeat`` times in
-     memory**, so the map has enough chunks to keep two workers busy. Reported: article pages/s
-     and MB/s of wikitext (UTF-8) in.
-   - **count**: corpus token counting (:func:`builders.engine.count_batch`, the stage of
-     :func:`builders.haystackcraft.count_documents`) with the ``qwen2.5`` tokenizer over the
-     slice's parsed articles rendered as documents (``render_document``), **repeated in memory to
-     ``--count-mb`` MB**, in batches of ``--count-batch`` documents (64 of the slice's long
-     articles, about 1.8 MB, against the builder's 1,024 documents of a few KB each: a batch of
-     the same order of bytes, and enough batches for two workers). Reported: tokens/s, MB/s.
+   - **parse**: :func:`builders.sources.wikipedia.read_mediawiki_dump` end to end, on its public
+     arguments (``engine=``, ``group_bytes=``), of a **multistream dump** written once, untimed,
+     with :func:`builders.sources.multistream.write_multistream` from the slice's pages
+     **repeated ``--parse-repeat`` times**, its index beside it: each worker reads, decompresses
+     and parses its own groups of streams; the driver reads the index and collects. Streams hold
+     ``--pages-per-stream`` pages (:data:`PAGES_PER_STREAM`: Wikimedia's 100 pages are ~100 KB of
+     enwiki bz2, the slice's long articles ~6.5 KB each) and units are ``--group-bytes``
+     (:data:`GROUP_BYTES`), so two workers share many units. Reported: pages/s, MB/s of XML,
+     plain-text words/s. Also measured: the **driver's own part** (a 1-process read with its
+     stage function timed, :class:`StageTimer`: the wall time less the time inside the stage),
+     which no number of workers takes over; and, as a reference, the **single-stream** rate (bz2 +
+     mwxml walked by one reader, which is what a non-multistream export costs the driver).
+   - **count**: corpus token counting with the ``qwen2.5`` tokenizer over the slice's parsed
+     articles rendered as documents (``render_document``), **repeated in memory to ``--count-mb``
+     MB**, in batches of ``--count-batch`` documents (64 of the slice's long articles, about
+     1.8 MB, against the builder's 1,024 documents of a few KB each: a batch of the same order of
+     bytes). Ray runs, and the builders' default local path (``local 1 proc, threads``: one
+     process, the counter's own threads), call :meth:`builders.engine.Engine.count_tokens` as
+     :func:`builders.haystackcraft.count_documents` does (on Ray: several batches per task, each
+     task's counter on its one CPU). The references ``local 1 process`` and ``local pool 2`` map
+     :func:`count_one_thread` (``count_batch`` on one thread), so "per worker" means per CPU.
+     Reported: tokens/s, MB/s.
 
-   Every worker runs one thread, so "per worker" means per CPU: the qwen2.5 counter
-   (``TiktokenCounter``) splits a large batch over one thread per CPU in whatever process runs it,
-   so counting goes through :func:`count_one_thread`, which caps that at one; the builder's own
-   local path (one process, the counter's threads) is measured beside it as ``local 1 proc,
-   threads``. Each run is timed inside the engine's stage
-   (workers started, shared object sent), best and median of ``--repeats`` after one untimed
-   warm-up. Ray's cluster is started once (``ray.init(num_cpus=2)``, timed and reported apart)
-   and warmed (both workers import the stages) before anything Ray is timed; it starts after the
-   local runs, so its idle daemons do not load them. Derived: Ray's overhead at 1 worker
-   (local-1 rate / Ray-1 rate - 1; target at most 15 %) and the speedups at 2 workers; and the
-   same once a stage is up: each stage's fixed cost (``start s``: the stage over one tiny batch
-   per worker, i.e. workers started, the shared namespaces or tokenizer sent and loaded, results
-   back) is subtracted from its time, since at Wikipedia scale it is paid once per hours-long stage.
+   Each run is a whole stage (workers started, shared object sent, every result back), best and
+   median of ``--repeats`` after one untimed warm-up run of the same work. Ray's cluster is
+   started once (``ray.init(num_cpus=2)``, timed and reported apart) after the local runs, so its
+   idle daemons do not load them, and warmed (both workers import the stages) before anything Ray
+   is timed. Derived: Ray's overhead at 1 worker (local-1 rate / Ray-1 rate - 1; target at most
+   15 %) and the speedups at 2 workers; and the same once a stage is up: each stage's fixed cost
+   (``start s``: the stage over a one-page dump or one tiny batch per worker, i.e. workers
+   started, the namespaces or tokenizer sent and loaded, results back) is subtracted from its
+   time, since at Wikipedia scale it is paid once per hours-long stage.
 
 2. Projected wall time on a 16-worker cluster (16 CPU workers for parse + count, 16 GPUs for the
    dense stage), assuming linear scaling of a per-worker rate, twice: from the rates per worker
@@ -44,9 +50,10 @@ Run by hand; the figures go in the issue's closing note.
      those words x the qwen2.5 tokens per word measured on the slice's parsed text; **dump size**
      = 24.05 GB of bz2 (same page: "the current version of all articles compressed", 16 October
      2024). Parsing is projected by words (the slice's measured plain-text words/s per worker),
-     counting by tokens. The dump is read by one driver (bz2 + XML, serial, as
-     ``read_mediawiki_dump`` does for one file), so the dump size over the measured serial reader
-     rate is reported as a floor on the parse stage's wall time.
+     counting by tokens. The workers read Wikimedia's multistream dump; the driver's own part,
+     per word as measured, is the floor of the parse stage's wall time (parse wall = the larger of
+     the workers' time / 16 and that floor). For reference, the dump size over the measured
+     single-stream rate: the floor if only the single-stream export were read (one reader).
    - EverMemBench-S's MemoryBank: 326M tokens, 160,280 documents (EMB-S §3.1); already text, so
      counting only (no parse).
    - Dense stage (Qwen3-Embedding-0.6B, the paper's model, one actor per GPU): two figures.
@@ -61,43 +68,49 @@ Run by hand; the figures go in the issue's closing note.
 Usage::
 
     python benchmarks/scale.py --out /tmp/scale.json
-    python benchmarks/scale.py --parse-repeat 1 --count-mb 2 --repeats 1   # quicker, noisier
+    python benchmarks/scale.py --parse-repeat 2 --count-mb 10 --repeats 1   # quicker, noisier
 """
 
 from __future__ import annotations
 
 import argparse
+import bz2
+import collections
 import contextlib
+import io
 import json
 import os
 import platform
+import re
 import statistics
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from builders.engine import Engine, batched, count_batch
 from builders.sources.mediawiki_dump import open_dump
-from builders.sources.wikipedia import (
-    CHUNK_PAGES,
-    _DumpReader,
-    _namespace_prefixes,
-    _open,
-    _parse_chunk,
-)
+from builders.sources.multistream import plan_groups, read_index, write_multistream
+from builders.sources.wikipedia import read_mediawiki_dump
 from generators.haystackcraft.prompt import render_document
 from needlework.tokenizers import load_tokenizer, tiktoken_counter
 
 MB = 1_000_000
 GB = 1_000_000_000
-TINY = {"parse": [("Tiny", 1, "A [[tiny]] page.")], "count": ["A tiny document."]}
-"""One tiny batch per stage: a stage over one of these per worker costs the stage's start and little else."""
+TINY = ["A tiny document."]
+"""One tiny counting batch: a stage over one of these per worker costs the stage's start and little else (parsing's
+is a one-page multistream dump)."""
+PAGES_PER_STREAM = 15
+"""Pages per bz2 stream of the benchmark's multistream dump: Wikimedia writes 100 pages per stream, about 100 KB
+of bz2 of English Wikipedia (GROUP_BYTES: 4 MB is ~40 streams); the slice's pages are long articles, ~6.5 KB of
+bz2 each, so 15 of them make a stream of the same bytes."""
+GROUP_BYTES = 200_000
+"""Compressed bytes per unit of work in the benchmark (builders' default: 4 MB): ~2 streams, so the repeated slice
+is ~25 units and two workers share them evenly."""
 THREADED = "local 1 proc, threads"
 """The builder's default local counting path: in this process, the counter's own threads (one per CPU)."""
 ENGINES: tuple[tuple[str, str, int], ...] = (
@@ -190,14 +203,18 @@ def wall_seconds(work: float, per_worker_rate: float, workers: int = CLUSTER_WOR
 
 
 def projection(parse_words_per_s: float, count_tokens_per_s: float, tokens_per_word: float, reader_bytes_per_s: float,
-               workers: int = CLUSTER_WORKERS) -> dict[str, Any]:
+               driver_s_per_word: float, workers: int = CLUSTER_WORKERS) -> dict[str, Any]:
     """Projected wall times (seconds) on ``workers`` CPU workers and ``workers`` GPUs, from per-worker rates.
 
     Args:
         parse_words_per_s: Plain-text words out of the parse stage per second per worker.
         count_tokens_per_s: Tokens counted per second per worker.
         tokens_per_word: qwen2.5 tokens per plain-text word (measured on the slice).
-        reader_bytes_per_s: Compressed dump bytes per second the single serial reader gets through.
+        reader_bytes_per_s: Compressed dump bytes per second one reader gets through (bz2 + XML): the floor of
+            a single-stream export, which only the driver can read (a reference: Wikimedia's multistream is read
+            by the workers).
+        driver_s_per_word: The driver's own seconds per plain-text word when the workers read a multistream dump
+            (index, collecting records, resolving links): the floor of the parse stage's wall time.
         workers: CPU workers and GPUs of the cluster.
     """
     words = wikipedia_words()
@@ -206,9 +223,11 @@ def projection(parse_words_per_s: float, count_tokens_per_s: float, tokens_per_w
              flops_tokens_per_s()}
     parse_s = wall_seconds(words, parse_words_per_s, workers)
     reader_s = WIKIPEDIA_DUMP_BYTES / reader_bytes_per_s
+    driver_s = words * driver_s_per_word
     wiki = {
         "articles": WIKIPEDIA_ARTICLES, "words": words, "tokens": tokens, "dump_bytes": WIKIPEDIA_DUMP_BYTES,
-        "parse_s": parse_s, "serial_reader_s": reader_s, "parse_wall_s": max(parse_s, reader_s),
+        "parse_s": parse_s, "driver_s": driver_s, "parse_wall_s": max(parse_s, driver_s),
+        "serial_reader_s": reader_s,
         "count_s": wall_seconds(tokens, count_tokens_per_s, workers),
         "dense_published_s": wall_seconds(WIKIPEDIA_ARTICLES, THETA_DOCS_PER_S, workers),
         "dense_assumed_s": wall_seconds(tokens, dense["assumed_a100_whole_documents"], workers),
@@ -225,38 +244,80 @@ def projection(parse_words_per_s: float, count_tokens_per_s: float, tokens_per_w
 # --- measurement --------------------------------------------------------------------------------------------------
 
 
-def read_slice(path: Path) -> tuple[list[list[tuple[str, int, str]]], dict[str, int], float]:
-    """The slice's article pages in the builder's chunks, its namespaces, and the seconds the serial read took
-    (bz2 + mwxml, the driver's part of ``read_mediawiki_dump``)."""
+def split_export(xml: bytes) -> tuple[bytes, list[bytes], bytes]:
+    """(header, pages, footer) of an export written one element per line, as Wikimedia writes them."""
+    starts = [m.start() for m in re.finditer(rb"^  <page>$", xml, re.MULTILINE)]
+    ends = [m.end() + 1 for m in re.finditer(rb"^  </page>$", xml, re.MULTILINE)]
+    if not starts or len(starts) != len(ends):
+        raise SystemExit("the dump is not an export written one element per line (as Wikimedia writes them)")
+    return xml[: starts[0]], [xml[a:b] for a, b in zip(starts, ends)], xml[ends[-1]:]
+
+
+def make_multistream(xml: bytes, repeat: int, pages_per_stream: int, out: Path) -> int:
+    """Write the export's pages ``repeat`` times as one multistream dump with its index at ``out``
+    (:func:`builders.sources.multistream.write_multistream`); returns the number of pages."""
+    header, pages, footer = split_export(xml)
+    write_multistream(io.BytesIO(header + b"".join(pages) * repeat + footer), out, pages_per_stream)
+    return len(pages) * repeat
+
+
+def serial_read_seconds(dump: Path) -> float:
+    """Seconds to decompress a single-stream export and walk its pages' current wikitext (bz2 + XML): what one driver
+    does for the non-multistream path of ``read_mediawiki_dump``, before any page is parsed."""
     start = time.perf_counter()
-    reader = _DumpReader(path)
-    with _open(path) as handle, tqdm(disable=True) as bar:
-        dump = open_dump(handle)
-        namespaces = _namespace_prefixes(dump)
-        chunks = list(reader.chunks(dump, bar))
-    return chunks, namespaces, time.perf_counter() - start
+    with bz2.open(dump, "rb") as handle:
+        for page in open_dump(handle):
+            for revision in page:
+                _ = revision.text
+    return time.perf_counter() - start
 
 
-def timed_stage(engine: Engine, fn: Callable[[Any, Any], Any], batches: Sequence[Any], shared: Any,
-                repeats: int) -> list[float]:
-    """Seconds of each of ``repeats`` runs of ``fn`` over ``batches`` on ``engine``, after one untimed warm-up;
-    each timed from the stage's start (workers up, shared object sent) to its last result."""
+@dataclass
+class StageTimer:
+    """An engine whose stages time their own function: the seconds spent inside it, summed over batches.
+
+    Used with ``local`` 1 process, where the stage runs in this process: the rest of the wall time is the driver's
+    own work (index, header, collecting records, resolving links), which no number of workers takes over.
+    """
+
+    engine: Engine
+    inside_s: float = 0.0
+
+    @contextlib.contextmanager
+    def stage(self, fn: Callable[[Any, Any], Any], shared: Any = None, *, processes: bool = False) -> Iterator[Any]:
+        """:meth:`builders.engine.Engine.stage` of ``fn`` timed per call (in this process only)."""
+        if self.engine.name != "local" or self.engine.workers != 1:
+            raise ValueError("StageTimer times the stage in this process: local, 1 worker")
+
+        def timed(batch: Any, shared_: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return fn(batch, shared_)
+            finally:
+                self.inside_s += time.perf_counter() - start
+
+        with self.engine.stage(timed, shared, processes=processes) as run:
+            yield run
+
+
+def timed(work: Callable[[], Any], repeats: int, warm: Callable[[], Any]) -> list[float]:
+    """Seconds of each of ``repeats`` calls of ``work`` (each a whole stage: workers started, shared object sent,
+    every result back), after one untimed call of ``warm`` (the same work, so every worker has imported it)."""
+    warm()
     times = []
-    for attempt in range(repeats + 1):
+    for _ in range(repeats):
         start = time.perf_counter()
-        with engine.stage(fn, shared, processes=True) as run:
-            for _ in run(batches if attempt else batches[: 2 * max(1, engine.workers)]):
-                pass
-        if attempt:
-            times.append(time.perf_counter() - start)
+        work()
+        times.append(time.perf_counter() - start)
     return times
 
 
 def count_one_thread(texts: Sequence[str], tokens: Any) -> Any:
-    """:func:`builders.engine.count_batch` with the tiktoken counter's threads capped at one, so a worker is one CPU.
+    """:func:`builders.engine.count_batch` with the tiktoken counter's threads capped at one: the local reference of
+    one CPU (a Ray task's counting is capped at its one CPU by the engine itself).
 
-    ``TiktokenCounter.count_batch`` (qwen2.5 here) splits a large batch over ``os.cpu_count()`` threads, in every
-    worker; capped, the per-worker rates are per CPU and two workers do not oversubscribe two CPUs.
+    ``TiktokenCounter.count_batch`` (qwen2.5 here) splits a large batch over ``os.cpu_count()`` threads; capped, the
+    per-worker rates are per CPU and a pool of two does not oversubscribe two CPUs.
     """
     previous = tiktoken_counter._MAX_THREADS
     tiktoken_counter._MAX_THREADS = 1
@@ -304,27 +365,63 @@ def machine() -> dict[str, Any]:
             "mwparserfromhell": version("mwparserfromhell"), "load_average_start": os.getloadavg()}
 
 
-def measure(dump: Path, parse_repeat: int, count_mb: float, count_batch_docs: int, repeats: int) -> dict[str, Any]:
+def driver_seconds(path: Path, group_bytes: int, repeats: int) -> dict[str, float]:
+    """The driver's own seconds reading a multistream dump (index, header, collecting every record, resolving the
+    links): the wall time of a 1-process read less the time inside its stage (reading, decompressing and parsing
+    the groups), best of ``repeats``. No number of workers takes this part over."""
+    best: dict[str, float] = {}
+    for _ in range(repeats):
+        timer = StageTimer(Engine("local", 1))
+        start = time.perf_counter()
+        read_mediawiki_dump(path, engine=timer, group_bytes=group_bytes)  # type: ignore[arg-type]
+        wall = time.perf_counter() - start
+        if not best or wall - timer.inside_s < best["driver_s"]:
+            best = {"driver_s": wall - timer.inside_s, "driver_run_wall_s": wall, "driver_run_stage_s": timer.inside_s}
+    return best
+
+
+def _drain(results: Iterable[Any]) -> None:
+    collections.deque(results, maxlen=0)
+
+
+def measure(dump: Path, parse_repeat: int, pages_per_stream: int, group_bytes: int, count_mb: float,
+            count_batch_docs: int, repeats: int, workdir: Path) -> dict[str, Any]:
     """Every measurement of part 1, and the projection of part 2 from it."""
     facts = machine()
-    chunks, namespaces, read_s = read_slice(dump)
-    pages = [page for chunk in chunks for page in chunk]
-    parse_batches = list(batched(pages * parse_repeat, CHUNK_PAGES))
-    wikitext_mb = sum(len(text.encode("utf-8")) for _, _, text in pages) * parse_repeat / MB
-    parsed = [doc for chunk in chunks for doc in _parse_chunk(chunk, namespaces) if doc[2] and doc[2].strip()]
-    words = sum(len(text.split()) for _, _, text, _ in parsed)
-    documents = [render_document(title, text) for title, _, text, _ in parsed]
+    xml = bz2.decompress(dump.read_bytes())
+    serial_s = min(serial_read_seconds(dump) for _ in range(3))
+    header, slice_pages, footer = split_export(xml)
+    multistream = workdir / "enwiki-slice-pages-articles-multistream.xml.bz2"
+    pages = make_multistream(xml, parse_repeat, pages_per_stream, multistream)
+    tiny = workdir / "enwiki-tiny-pages-articles-multistream.xml.bz2"
+    write_multistream(io.BytesIO(header + slice_pages[0] + footer), tiny, pages_per_stream)
+    streams = read_index(workdir / "enwiki-slice-pages-articles-multistream-index.txt.bz2")
+    groups = plan_groups(multistream, streams, group_bytes)
+    read = read_mediawiki_dump(dump, workers=1)
+    titles, texts = read.corpus.column("title").to_pylist(), read.corpus.column("text").to_pylist()
+    words = sum(len(text.split()) for text in texts)
+    documents = [render_document(title, text) for title, text in zip(titles, texts)]
     tokens = load_tokenizer("qwen2.5")
     doc_tokens = int(count_batch(documents, tokens).sum())
     copies = max(1, round(count_mb * MB / sum(len(d.encode("utf-8")) for d in documents)))
     count_docs = documents * copies
     count_batches = list(batched(count_docs, count_batch_docs))
-    corpus = {"dump": str(dump), "dump_bytes": dump.stat().st_size, "article_pages": len(pages),
-              "parse_repeat": parse_repeat, "parse_chunks": len(parse_batches), "wikitext_mb": wikitext_mb,
-              "kept_documents": len(parsed), "words": words, "tokens": doc_tokens,
-              "tokens_per_word": doc_tokens / words, "count_copies": copies, "count_documents": len(count_docs),
+    corpus = {"dump": str(dump), "dump_bytes": dump.stat().st_size, "pages": len(slice_pages),
+              "kept_documents": read.stats["kept"], "words": words, "tokens": doc_tokens,
+              "tokens_per_word": doc_tokens / words, "parse_repeat": parse_repeat, "parse_pages": pages,
+              "pages_xml_mb": sum(map(len, slice_pages)) * parse_repeat / MB, "pages_per_stream": pages_per_stream,
+              "multistream_bytes": multistream.stat().st_size, "streams": len(streams), "group_bytes": group_bytes,
+              "groups": len(groups), "count_copies": copies, "count_documents": len(count_docs),
               "count_batches": len(count_batches), "count_mb": sum(len(d.encode("utf-8")) for d in count_docs) / MB,
-              "serial_read_s": read_s, "serial_read_mb_per_s": dump.stat().st_size / MB / read_s}
+              "serial_read_s": serial_s, "serial_read_mb_per_s": dump.stat().st_size / MB / serial_s}
+
+    def parse(engine: Engine, path: Path = multistream) -> Callable[[], Any]:
+        return lambda: read_mediawiki_dump(path, engine=engine, group_bytes=group_bytes)
+
+    def count(label: str, engine: Engine, batches: list[list[str]]) -> Callable[[], None]:
+        if label == THREADED or engine.name == "ray":  # the builders' call (count_documents, count_serialized)
+            return lambda: _drain(engine.count_tokens(batches, tokens))
+        return lambda: _drain(engine.map(count_one_thread, batches, tokens, processes=True))
 
     runs: list[Run] = []
     ray_start_s = None
@@ -333,31 +430,41 @@ def measure(dump: Path, parse_repeat: int, count_mb: float, count_batch_docs: in
         if name == "ray" and ray_start_s is None:
             _, ray_start_s = start_ray(2)
             idle_cpu = ray_idle_cpu()
-            timed_stage(Engine("ray", 2), _parse_chunk, parse_batches[:4], namespaces, 1)  # warm both workers
-            timed_stage(Engine("ray", 2), count_one_thread, count_batches[:4], tokens, 1)
+            parse(Engine("ray", 2))()  # both workers import the stages before anything Ray is timed
         engine = Engine(name, workers)
-        stages = [("parse", _parse_chunk, parse_batches, namespaces), ("count", count_one_thread, count_batches, tokens)]
-        if label == THREADED:
-            engine, stages = Engine("local", 1), [("count", count_batch, count_batches, tokens)]
-        for stage, fn, batches, shared in stages:
+        for stage in ("count",) if label == THREADED else ("parse", "count"):
             load = os.getloadavg()[0]
-            times = timed_stage(engine, fn, batches, shared, repeats)
-            start_s = min(timed_stage(engine, fn, [TINY[stage]] * workers, shared, repeats))
             if stage == "parse":
-                work = {"items": len(pages) * parse_repeat, "megabytes": wikitext_mb, "tokens": doc_tokens * parse_repeat,
+                times = timed(parse(engine), repeats, warm=parse(engine))
+                start_s = min(timed(parse(engine, tiny), repeats, warm=lambda: None))
+                work = {"items": pages, "megabytes": corpus["pages_xml_mb"], "tokens": doc_tokens * parse_repeat,
                         "words": words * parse_repeat}
             else:
+                times = timed(count(label, engine, count_batches), repeats, warm=count(label, engine, count_batches))
+                start_s = min(timed(count(label, engine, [TINY] * workers), repeats, warm=lambda: None))
                 work = {"items": len(count_docs), "megabytes": corpus["count_mb"], "tokens": doc_tokens * copies,
                         "words": words * copies}
             runs.append(Run(stage, label, workers, min(times), statistics.median(times), load_before=load,
                             start_s=start_s, **work))
             print(f"  measured {stage:<5} {label:<21} best {min(times):7.2f} s, stage start {start_s:5.2f} s "
                   f"(load {load:.2f})", flush=True)
+            if stage == "parse" and label == "local 1 process":
+                corpus.update(driver_seconds(multistream, group_bytes, repeats))
+                print(f"  measured the driver's own part of the 1-process read: {corpus['driver_s']:.2f} s", flush=True)
     if ray_start_s is not None:
         import ray
 
         ray.shutdown()
     return summarize({**facts, "ray_idle_cpu": idle_cpu}, corpus, runs, ray_start_s or 0.0)
+
+
+def parse_rate(run: Run, driver_s: float) -> float:
+    """Plain-text words per second per worker of a parse run, for the projection: one local process did the
+    driver's part too, so its rate is over its time less ``driver_s``; a run with workers beside the driver keeps
+    its whole time (the driver ran at the same time; pessimistic)."""
+    if run.engine == "local 1 process":
+        return run.words / (run.best_s - driver_s)
+    return run.per_worker("words")
 
 
 def summarize(facts: dict[str, Any], corpus: dict[str, Any], runs: list[Run], ray_start_s: float) -> dict[str, Any]:
@@ -374,8 +481,9 @@ def summarize(facts: dict[str, Any], corpus: dict[str, Any], runs: list[Run], ra
                                                                         by[stage, "ray 1 worker"].marginal_rate(unit)),
                           "ray_speedup_2_after_start": speedup(by[stage, "ray 1 worker"].marginal_rate(unit),
                                                                by[stage, "ray 2 workers"].marginal_rate(unit))}
-    projected = {basis: projection(by["parse", basis].per_worker("words"), by["count", basis].per_worker("tokens"),
-                                   corpus["tokens_per_word"], corpus["serial_read_mb_per_s"] * MB)
+    driver_per_word = corpus["driver_s"] / by["parse", "local 1 process"].words
+    projected = {basis: projection(parse_rate(by["parse", basis], corpus["driver_s"]), by["count", basis].per_worker("tokens"),
+                                   corpus["tokens_per_word"], corpus["serial_read_mb_per_s"] * MB, driver_per_word)
                  for basis in PROJECTION_BASES}
     facts = {**facts, "load_average_end": os.getloadavg()}
     return {"machine": facts, "workload": corpus, "ray_cluster_start_s": ray_start_s,
@@ -399,18 +507,23 @@ def table(result: dict[str, Any]) -> str:
     lines = [
         (f"machine: {m['cpus']} CPUs, {m['platform']}, python {m['python']}, ray {m['ray']}, tokenizers "
          f"{m['tokenizers']}; load average start {m['load_average_start'][0]:.2f}, end {m['load_average_end'][0]:.2f}"),
-        (f"slice: {w['dump_bytes']:,} B bz2, {w['article_pages']} article pages ({w['kept_documents']} kept), "
-         f"{w['words']:,} words, {w['tokens']:,} qwen2.5 tokens ({w['tokens_per_word']:.3f}/word); serial read "
-         f"(bz2 + mwxml, the driver's part) {w['serial_read_mb_per_s']:.2f} MB/s of bz2"),
-        (f"parse: the pages x {w['parse_repeat']} in memory = {w['parse_chunks']} chunks, {w['wikitext_mb']:.1f} MB "
-         f"wikitext; count: the documents x {w['count_copies']} in memory = {w['count_documents']:,} docs in "
-         f"{w['count_batches']} batches, {w['count_mb']:.1f} MB"),
+        (f"slice: {w['dump_bytes']:,} B bz2, {w['pages']} pages ({w['kept_documents']} articles kept), "
+         f"{w['words']:,} words, {w['tokens']:,} qwen2.5 tokens ({w['tokens_per_word']:.3f}/word); single-stream "
+         f"read (bz2 + mwxml, one reader) {w['serial_read_mb_per_s']:.2f} MB/s of bz2"),
+        (f"parse: read_mediawiki_dump of a multistream dump of the pages x {w['parse_repeat']} = "
+         f"{w['parse_pages']:,} pages, {w['pages_xml_mb']:.1f} MB XML, {w['multistream_bytes'] / MB:.1f} MB bz2 in "
+         f"{w['streams']} streams of {w['pages_per_stream']} pages, {w['groups']} groups of ~{w['group_bytes']:,} B; "
+         f"the driver's own part (1 process, less its stage) {w['driver_s']:.2f} s of "
+         f"{w['driver_run_wall_s']:.2f} s"),
+        (f"count: Engine.count_tokens (ray; the builders' call) or count_batch on 1 thread (local references) of the "
+         f"documents x {w['count_copies']} = {w['count_documents']:,} docs in {w['count_batches']} batches, "
+         f"{w['count_mb']:.1f} MB"),
         (f"ray cluster start (ray.init num_cpus=2): {result['ray_cluster_start_s']:.2f} s (not in the rates); idle "
          f"Ray processes use {m.get('ray_idle_cpu', 0.0):.1%} of a CPU"),
         "",
-        ("parse: items = article pages, MB = wikitext in, words = plain-text words out; "
+        ("parse: items = pages, MB = their XML, words = plain-text words out; "
          "count: items = documents, MB = rendered text, tokens = qwen2.5 tokens; /w = per worker (per CPU); "
-         "start s = the same stage over one tiny batch per worker (its fixed cost)"),
+         "start s = the same stage over a one-page dump / one tiny batch per worker (its fixed cost)"),
         (f"{'stage':<6} {'engine':<21} {'best s':>7} {'med s':>7} {'start s':>7} {'load':>5} {'items/s':>8} "
          f"{'MB/s':>6} {'words|tokens/s':>15} {'MB/s/w':>7} {'words|tokens/s/w':>17}"),
     ]
@@ -445,8 +558,9 @@ def table(result: dict[str, Any]) -> str:
     ]
     rows = (
         ("Wikipedia parse (workers)", "wikipedia", "parse_s"),
-        ("Wikipedia serial reader floor (1 driver)", "wikipedia", "serial_reader_s"),
+        ("Wikipedia driver floor (collect, resolve)", "wikipedia", "driver_s"),
         ("Wikipedia parse wall (max of the two)", "wikipedia", "parse_wall_s"),
+        ("(single-stream export: 1 reader floor)", "wikipedia", "serial_reader_s"),
         ("Wikipedia token count", "wikipedia", "count_s"),
         ("Wikipedia dense, published (<= 256 tok/doc)", "wikipedia", "dense_published_s"),
         ("Wikipedia dense, assumed (whole articles)", "wikipedia", "dense_assumed_s"),
@@ -464,7 +578,9 @@ def main() -> None:
     """Measure, print the table, write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dump", type=Path, default=None, help="A MediaWiki .xml.bz2 (default: the shared slice).")
-    parser.add_argument("--parse-repeat", type=int, default=6, help="Times the slice's pages are repeated in memory.")
+    parser.add_argument("--parse-repeat", type=int, default=6, help="Times the slice's pages are repeated in the dump.")
+    parser.add_argument("--pages-per-stream", type=int, default=PAGES_PER_STREAM, help="Pages per bz2 stream.")
+    parser.add_argument("--group-bytes", type=int, default=GROUP_BYTES, help="Compressed bytes per unit of work.")
     parser.add_argument("--count-mb", type=float, default=60.0, help="MB of rendered documents to count.")
     parser.add_argument("--count-batch", type=int, default=64, help="Documents per counting batch.")
     parser.add_argument("--repeats", type=int, default=5, help="Timed runs per (stage, engine); best and median kept.")
@@ -477,7 +593,9 @@ def main() -> None:
         if not found:
             parser.error("no --dump and no $NEEDLEWORK_SHARED_DATA/enwiki_gensim/*.xml.bz2")
         dump = found[0]
-    result = measure(dump, args.parse_repeat, args.count_mb, args.count_batch, args.repeats)
+    with tempfile.TemporaryDirectory(prefix="scale-") as workdir:
+        result = measure(dump, args.parse_repeat, args.pages_per_stream, args.group_bytes, args.count_mb,
+                         args.count_batch, args.repeats, Path(workdir))
     print(table(result))
     if args.out:
         args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

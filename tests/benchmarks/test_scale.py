@@ -55,8 +55,9 @@ def test_dense_assumption_is_78k_tokens_per_second():
 
 def test_projection_by_hand():
     """Every projected figure at parse 1,000 words/s, count 10,000 tokens/s per worker, 1.5 tokens/word, a 1 MB/s
-    reader, 16 workers."""
-    p = scale.projection(1_000.0, 10_000.0, 1.5, 1e6, workers=16)
+    single-stream reader, a driver costing 1 s per million words, 16 workers: the parse wall is the workers' time
+    unless the driver's floor is longer."""
+    p = scale.projection(1_000.0, 10_000.0, 1.5, 1e6, 1e-6, workers=16)
     words = 5e9 * 6_954_909 / 7_028_569  # 4.9476G words
     wiki, embs = p["wikipedia"], p["embs_memorybank"]
     assert wiki["words"] == pytest.approx(words)
@@ -64,7 +65,9 @@ def test_projection_by_hand():
     assert wiki["tokens"] == pytest.approx(1.5 * words)
     assert wiki["parse_s"] == pytest.approx(words / 16_000)
     assert wiki["serial_reader_s"] == pytest.approx(24_050)
-    assert wiki["parse_wall_s"] == pytest.approx(max(words / 16_000, 24_050))
+    assert wiki["driver_s"] == pytest.approx(words / 1e6)
+    assert wiki["parse_wall_s"] == pytest.approx(words / 16_000)
+    assert scale.projection(1_000.0, 10_000.0, 1.5, 1e6, 1e-3)["wikipedia"]["parse_wall_s"] == pytest.approx(words / 1e3)
     assert wiki["count_s"] == pytest.approx(1.5 * words / 160_000)
     assert wiki["dense_published_s"] == pytest.approx(6_954_909 / 1_280)  # 80 docs/s x 16 GPUs: 5,433.5 s
     assert wiki["dense_assumed_s"] == pytest.approx(1.5 * words / (78_000 * 16))
@@ -76,13 +79,14 @@ def test_projection_by_hand():
 
 def test_summary_derives_from_the_right_runs():
     """The summary's overhead compares Ray at 1 worker with one local process, its speedups are 2 workers over 1,
-    and the pessimistic projection uses Ray's 2-worker rate per worker (half the total)."""
+    and the pessimistic projection uses Ray's 2-worker rate per worker (half the total); the optimistic one takes
+    the driver's part out of the 1-process parse time, and projects it per word as the floor."""
     runs = [_run("count", scale.THREADED, 2, 1.0, tokens=3_000_000)]
     for engine, workers, seconds in (("local 1 process", 1, 10.0), ("local pool 2", 2, 6.0), ("ray 1 worker", 1, 11.0),
                                      ("ray 2 workers", 2, 5.5)):
         runs += [_run("parse", engine, workers, seconds, words=1_000_000),
                  _run("count", engine, workers, seconds / 10, tokens=8_000_000)]
-    workload = {"tokens_per_word": 1.5, "serial_read_mb_per_s": 2.0}
+    workload = {"tokens_per_word": 1.5, "serial_read_mb_per_s": 2.0, "driver_s": 0.5}
     result = scale.summarize({}, workload, runs, ray_start_s=3.0)
     parse = result["derived"]["parse"]
     assert parse["ray_overhead_1_worker"] == pytest.approx(0.1)
@@ -94,8 +98,10 @@ def test_summary_derives_from_the_right_runs():
     assert ray2["parse_s"] == pytest.approx(words / ((1_000_000 / 5.5 / 2) * 16))
     assert ray2["count_s"] == pytest.approx(1.5 * words / ((8_000_000 / 0.55 / 2) * 16))
     assert ray2["serial_reader_s"] == pytest.approx(24.05e9 / 2e6)
-    local1 = result["projection"]["local 1 process"]["embs_memorybank"]
-    assert local1["count_s"] == pytest.approx(326e6 / (8_000_000 / 1.0 * 16))
+    assert ray2["driver_s"] == pytest.approx(words * 0.5 / 1_000_000)
+    local1 = result["projection"]["local 1 process"]
+    assert local1["wikipedia"]["parse_s"] == pytest.approx(words / ((1_000_000 / 9.5) * 16))
+    assert local1["embs_memorybank"]["count_s"] == pytest.approx(326e6 / (8_000_000 / 1.0 * 16))
 
 
 def test_one_thread_counting_counts_the_same_and_restores_the_counter():
