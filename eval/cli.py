@@ -155,6 +155,14 @@ def main() -> None:
 @click.option("--tokenizer", "window_tokenizer", default=None,
               help="openai: the evaluated model's tokenizer counting prompts for the window (default: the server's "
                    "tokenize route where it has one).")
+@click.option("--data-parallel-size", type=click.IntRange(min=1), default=None, metavar="N",
+              help="vllm: run N engine replicas (each --tensor-parallel-size GPUs) through Ray Data's LLM batch "
+                   "processor, on the same token ids and settings (default: one engine in this process, no Ray).")
+@click.option("--tensor-parallel-size", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="vllm: GPUs per engine (vLLM tensor parallelism).")
+@click.option("--ray-address", default="", metavar="ADDRESS",
+              help="vllm --data-parallel-size: the Ray cluster to join (auto, HEAD_IP:6379 or ray://HEAD_IP:10001); "
+                   "default: $RAY_ADDRESS, else a new local cluster.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
               help="Seconds per request attempt.")
 @click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
@@ -179,7 +187,8 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
                 retrievers: tuple[str, ...], tasks: tuple[str, ...], rag_k: int, live_retriever: str,
                 gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, scoring: str, backend: str, model: str, base_url: str | tuple[str, ...] | None,
                 api_key_env: str, concurrency: int, timeout_s: float, max_retries: int, wait_for_server_s: float,
-                max_model_len: int | None, window_tokenizer: str | None, max_error_rate: float, output_dir: Path | None,
+                max_model_len: int | None, window_tokenizer: str | None, data_parallel_size: int | None,
+                tensor_parallel_size: int, ray_address: str, max_error_rate: float, output_dir: Path | None,
                 generations: int, progress: bool, allow_code_execution: bool, code_timeout_s: float | None) -> None:
     """Run a model over release splits; re-running the same command resumes."""
     from eval.benchmarks.haystackcraft.dynamic_run import run_any
@@ -194,7 +203,8 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
         max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k, live_retriever,  # type: ignore[arg-type]
                                                           allow_code_execution, code_timeout_s or DEFAULT_TIMEOUT_S),
         api_key_env=api_key_env, max_model_len=max_model_len, wait_for_server_s=wait_for_server_s,
-        window_tokenizer=window_tokenizer, generations=generations,
+        window_tokenizer=window_tokenizer, generations=generations, data_parallel_size=data_parallel_size,
+        tensor_parallel_size=tensor_parallel_size, ray_address=ray_address,
     )
     try:
         outcome = run_any(spec, progress=progress)  # HaystackCraft's dynamic config runs round by round

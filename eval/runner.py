@@ -83,6 +83,9 @@ class RunSpec:
     wait_for_server_s: float = 0.0
     window_tokenizer: str | None = None
     generations: int = 1
+    data_parallel_size: int | None = None
+    tensor_parallel_size: int = 1
+    ray_address: str = ""
 
     def __post_init__(self) -> None:
         if not self.configs:
@@ -252,7 +255,9 @@ def make_backend(spec: RunSpec) -> Backend:
     """The backend the spec names; the API key comes from ``spec.api_key_env`` in the environment."""
     return backend_for(spec.backend, spec.model, base_url=spec.base_url, api_key_env=spec.api_key_env,
                        concurrency=spec.concurrency, timeout_s=spec.timeout_s, max_retries=spec.max_retries,
-                       seed=spec.seed, max_model_len=spec.max_model_len, window_tokenizer=spec.window_tokenizer)
+                       seed=spec.seed, max_model_len=spec.max_model_len, window_tokenizer=spec.window_tokenizer,
+                       data_parallel_size=spec.data_parallel_size, tensor_parallel_size=spec.tensor_parallel_size,
+                       ray_address=spec.ray_address)
 
 
 def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) -> RunOutcome:

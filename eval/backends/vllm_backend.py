@@ -9,6 +9,8 @@ where vLLM's prefix cache reuses their KV blocks. Requests then run in bounded c
 chunk's outcomes are yielded before the next starts, so the caller can flush them to disk.
 
 ``vllm`` (and the ``transformers`` it brings) are imported only when a backend is constructed.
+Given ``data_parallel``, the planned prompts run on N engine replicas through Ray Data's LLM batch
+processor instead (:mod:`eval.backends.vllm_ray`); Ray is imported only then.
 """
 
 from __future__ import annotations
@@ -18,13 +20,31 @@ import hashlib
 import importlib
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from eval.backends.base import BackendError, Message, Outcome, Request, SampleError, Usage
+from eval.backends import vllm_ray
+from eval.backends.base import (
+    BackendError,
+    Message,
+    Outcome,
+    PreflightError,
+    Request,
+    SampleError,
+    Usage,
+)
+from eval.backends.vllm_ray import DataParallel, ProcessorFactory
 
 MISSING_EXTRA = "the vllm backend needs the 'vllm' extra: pip install 'needlework[vllm]' (CUDA-only)"
 
@@ -305,6 +325,8 @@ class VllmBackend:
         sampling_params_factory: Callable[..., Any] | None = None,
         tokenizer_factory: Callable[[str], Any] | None = None,
         config_factory: Callable[[str], Any] | None = None,
+        data_parallel: DataParallel | None = None,
+        processor_factory: ProcessorFactory | None = None,
     ) -> None:
         """Load the tokenizer and find the model's window; the engine waits for the prompts.
 
@@ -321,10 +343,15 @@ class VllmBackend:
                 ``transformers.AutoTokenizer.from_pretrained``.
             config_factory: Loads the model config when ``max_model_len`` is None; default
                 ``transformers.AutoConfig.from_pretrained``.
+            data_parallel: Run on this many engine replicas (each ``engine_kwargs``'
+                ``tensor_parallel_size`` GPUs) through Ray Data's LLM processor
+                (:mod:`eval.backends.vllm_ray`); None runs one engine in this process.
+            processor_factory: With ``data_parallel``: makes the Ray processor, called like
+                :func:`eval.backends.vllm_ray.build_ray_processor` (default).
 
         Raises:
-            BackendError: ``vllm`` or ``transformers`` is not installed, the tokenizer has no chat
-                template, or the window is unknown.
+            BackendError: ``vllm`` or ``transformers`` is not installed (or, with ``data_parallel``,
+                Ray), the tokenizer has no chat template, or the window is unknown.
             ValueError: ``chunk_size`` or ``max_model_len`` is below 1, or ``engine_kwargs`` sets
                 ``model``, ``max_model_len`` or ``enable_prefix_caching``.
         """
@@ -336,7 +363,14 @@ class VllmBackend:
         if reserved:
             raise ValueError(f"engine_kwargs may not set {', '.join(reserved)}: the vllm backend sets them")
         self.vllm_version: str | None = None
-        if engine_factory is None or sampling_params_factory is None:
+        self.data_parallel = data_parallel
+        self.ray_version: str | None = None
+        if data_parallel is not None:
+            self.ray_version = getattr(vllm_ray.import_ray(), "__version__", None)
+            if processor_factory is None:
+                self.vllm_version = getattr(_import("vllm"), "__version__", None)
+            self._processor_factory = processor_factory or vllm_ray.build_ray_processor
+        elif engine_factory is None or sampling_params_factory is None:
             vllm = _import("vllm")
             self.vllm_version = getattr(vllm, "__version__", None)
             engine_factory = engine_factory or vllm.LLM
@@ -369,11 +403,37 @@ class VllmBackend:
             "chunk_size": self.chunk_size,
             "enable_prefix_caching": True,
             "engine_kwargs": {key: repr(value) for key, value in sorted(self.engine_kwargs.items())},
+            "data_parallel": self._data_parallel_record(),
+        }
+
+    def _data_parallel_record(self) -> dict[str, Any] | None:
+        """How the engines ran: None for one in-process engine, else the Ray replicas and their GPUs."""
+        if self.data_parallel is None:
+            return None
+        tensor_parallel = int(self.engine_kwargs.get("tensor_parallel_size", 1))
+        return {
+            "replicas": self.data_parallel.replicas,
+            "tensor_parallel_size": tensor_parallel,
+            "gpus": self.data_parallel.replicas * tensor_parallel,
+            "via": "ray.data.llm vLLMEngineProcessorConfig",
+            "ray_version": self.ray_version,
+            "ray_address": self.data_parallel.ray_address or None,
+            "batch_size": vllm_ray.batch_size_for(self.chunk_size),
         }
 
     async def preflight(self, wait_s: float = 0.0) -> None:
-        """Nothing left to check: the constructor loaded the tokenizer and config (the model exists
-        and has a chat template), and the engine is sized by the prompts, so it loads with them."""
+        """The constructor loaded the tokenizer and config (the model exists and has a chat template),
+        and the engine is sized by the prompts, so it loads with them; with ``data_parallel``, join the
+        Ray cluster now, so a cluster that cannot be joined stops the run before anything is written.
+
+        Raises:
+            PreflightError: The Ray cluster cannot be joined.
+        """
+        if self.data_parallel is not None:
+            try:
+                await asyncio.to_thread(vllm_ray.connect, self.data_parallel.ray_address)
+            except BackendError as error:
+                raise PreflightError(str(error)) from error
 
     async def stream(self, requests: Iterable[Request]) -> AsyncIterator[Outcome]:
         """Tokenize every request, then run them chunk by chunk, yielding each chunk's outcomes.
@@ -400,6 +460,10 @@ class VllmBackend:
             yield self._skipped(key, prompts[key])
         if not plan.chunks:
             return
+        if self.data_parallel is not None:
+            async for outcome in self._stream_data_parallel(plan, prompts):
+                yield outcome
+            return
         engine = self._engine_for(plan.max_model_len)
         for chunk in plan.chunks:
             for outcome in await self._run_chunk(engine, chunk, prompts):
@@ -408,6 +472,33 @@ class VllmBackend:
     async def aclose(self) -> None:
         """Drop the engine so its GPU memory can be released."""
         self._engine = None
+
+    async def _stream_data_parallel(self, plan: Plan, prompts: Mapping[str, _Prompt]) -> AsyncIterator[Outcome]:
+        """Run the plan's prompts, in plan order, on the Ray replicas; yield each outcome as its row
+        comes back. Each stream makes its own replicas, sized for its own prompts."""
+        assert self.data_parallel is not None
+        keys = [key for chunk in plan.chunks for key in chunk]
+        rows = vllm_ray.prompt_rows(keys, {key: (prompts[key].ids, prompts[key].sampling) for key in keys})
+        engine_kwargs = {**self.engine_kwargs, "max_model_len": plan.max_model_len, "enable_prefix_caching": True}
+        self.engine_max_model_len = max(self.engine_max_model_len or 0, plan.max_model_len)
+        ray = await asyncio.to_thread(vllm_ray.connect, self.data_parallel.ray_address)
+        results = vllm_ray.processed_rows(ray, self.model, engine_kwargs, self.data_parallel.replicas,
+                                          vllm_ray.batch_size_for(self.chunk_size), rows, self._processor_factory)
+        pending = set(keys)
+        try:
+            while pending:
+                row = await asyncio.to_thread(_next_row, results)
+                if row is None:
+                    raise BackendError(f"Ray returned no outcome for {len(pending)} of {len(keys)} requests, "
+                                       f"e.g. {min(pending)!r}")
+                key = str(row["key"])
+                if key not in pending:
+                    raise BackendError(f"Ray returned request {key!r} twice or never asked for it")
+                pending.discard(key)
+                prompt = prompts[key]
+                yield vllm_ray.outcome_from_row(row, count_tokens(prompt.ids), prompt.sampling["max_tokens"])
+        finally:
+            await asyncio.to_thread(_close, results)
 
     def _tokenize_all(self, requests: Iterable[Request]) -> dict[str, _Prompt]:
         prompts: dict[str, _Prompt] = {}
@@ -459,6 +550,47 @@ class VllmBackend:
         return [
             _outcome(key, count_tokens(prompts[key].ids), result, latency_s) for key, result in zip(chunk, results)
         ]
+
+
+def _next_row(rows: Iterator[dict[str, Any]]) -> dict[str, Any] | None:
+    """The next row of the Ray pipeline, None at its end; a Ray task or actor failure (the engine's
+    error inside) becomes a :class:`BackendError` that stops the run, as the single engine's does."""
+    try:
+        return next(rows, None)
+    except BackendError:
+        raise
+    except Exception as error:
+        raise BackendError(f"the data-parallel vLLM run failed: {_cause_line(error)}") from error
+
+
+_CHAINED = "The above exception was the direct cause of the following exception:"
+
+
+def _cause_line(error: BaseException) -> str:
+    """The engine's own error line behind a Ray error: the last line of the first (innermost) traceback
+    in Ray's text, e.g. ``RuntimeError: ...``; else the innermost ``cause`` / ``__cause__`` in the process."""
+    text = str(error)
+    if _CHAINED in text:
+        lines = [line.strip() for line in text.split(_CHAINED, 1)[0].splitlines() if line.strip()]
+        if lines:
+            return lines[-1]
+    seen: set[int] = set()
+    while id(error) not in seen:
+        seen.add(id(error))
+        inner = getattr(error, "cause", None) or error.__cause__
+        if not isinstance(inner, BaseException):
+            break
+        error = inner
+    return f"{type(error).__name__}: {next(iter(str(error).strip().splitlines()), '')}"
+
+
+def _close(rows: Generator[dict[str, Any], None, None]) -> None:
+    """Stop the Ray pipeline behind ``rows`` (closing the generator shuts Ray Data's executor down); a
+    row still being fetched on another thread (the consumer was cancelled) finishes that fetch first."""
+    try:
+        rows.close()
+    except ValueError:  # "generator already executing"
+        pass
 
 
 def _outcome(key: str, prompt_tokens: int, result: Any, latency_s: float) -> Outcome:
