@@ -15,9 +15,10 @@ Ray's own chat-template, tokenize and detokenize stages are switched off: the en
 engine sends, and ``generated_text`` is vLLM's own detokenization under those settings. Consecutive rows
 form a batch on one replica, so prompts sharing a prefix still meet in one engine's prefix cache.
 
-Rows come back through ``Dataset.iter_rows()`` as each batch finishes (Ray Data streams; order is
-completion order), and each becomes an :class:`~eval.backends.base.Outcome` at once, so the runner
-flushes it and an interrupted run keeps what finished.
+Rows come back through ``Dataset.iter_rows()`` as Ray Data finishes each task (a batch or a few; Ray
+returns a task's batches in their input order, tasks in completion order), and each becomes an
+:class:`~eval.backends.base.Outcome` at once, so the runner flushes it and an interrupted run keeps
+what finished. Each stream starts its own replicas (Ray Data's actors live as long as the dataset).
 
 Ray's engine stage does not return vLLM's ``finish_reason``; :func:`finish_reason` derives it from the
 token count (see there).
