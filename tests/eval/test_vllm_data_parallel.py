@@ -454,6 +454,33 @@ def test_an_engine_failure_stops_the_run_and_a_rerun_resumes(tmp_path: Path, eva
 
 
 @pytest.mark.usefixtures("cluster")
+@pytest.mark.parametrize("tensor_parallel", [1, 2])
+def test_rays_builder_makes_only_the_engine_stage_on_n_actors(tmp_path: Path, tensor_parallel: int) -> None:
+    """Ray's own ``build_processor`` (vllm_engine_proc.py) given our config: no chat-template, tokenize or
+    detokenize stage; one engine stage on a fixed pool of N actors, each with TP GPUs (one GPU: vLLM's
+    ``uni`` executor on the actor's GPU; more: vLLM's Ray executor in a placement group); our engine
+    arguments; the harness's ``tokenized_prompt`` accepted. (A local folder as the model: nothing is fetched.)"""
+    from ray.data.llm import build_processor
+
+    engine_kwargs = {"max_model_len": 64, "enable_prefix_caching": True, "tensor_parallel_size": tensor_parallel}
+    config = vLLMEngineProcessorConfig(**processor_config_kwargs(str(tmp_path), engine_kwargs, 3, 4))
+    processor = build_processor(config, preprocess=tokens_row, postprocess=output_row)
+    assert processor.list_stage_names() == ["vLLMEngineStage"]
+    stage = processor.get_stage_by_name("vLLMEngineStage")
+    compute = stage.map_batches_kwargs["compute"]
+    assert (compute.min_size, compute.max_size) == (3, 3)
+    assert stage.map_batches_kwargs["max_concurrency"] == vllm_ray.MAX_CONCURRENT_BATCHES
+    assert stage.fn_constructor_kwargs["engine_kwargs"].items() >= engine_kwargs.items()
+    assert stage.fn_constructor_kwargs["should_continue_on_error"] is False
+    if tensor_parallel == 1:
+        assert stage.map_batches_kwargs["num_gpus"] == 1
+        assert stage.fn_constructor_kwargs["engine_kwargs"]["distributed_executor_backend"] == "uni"
+    else:
+        assert stage.fn_constructor_kwargs["engine_kwargs"]["distributed_executor_backend"] == "ray"
+    assert "tokenized_prompt" in stage.get_optional_input_keys() and "sampling_params" in stage.get_required_input_keys()
+
+
+@pytest.mark.usefixtures("cluster")
 def test_the_ray_processor_is_refused_on_a_cluster_without_the_gpus() -> None:
     """Ray Data would wait forever for GPUs the cluster does not have."""
     gpus = int(ray.cluster_resources().get("GPU", 0))
