@@ -312,6 +312,16 @@ def test_an_error_inside_the_pipeline_stops_the_run_naming_its_cause() -> None:
     assert single._next_row(iter([])) is None
 
 
+def test_the_single_engine_path_imports_neither_ray_nor_vllm(tmp_path: Path) -> None:
+    """Ray is imported only when data parallelism is asked for (and vLLM only when an engine is made)."""
+    import subprocess
+
+    code = ("import sys; import eval.cli, eval.backends.vllm_backend; "
+            "print(sorted(m for m in ('ray', 'vllm') if m in sys.modules))")
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert found.stdout.strip() == "[]"
+
+
 def test_data_parallel_needs_a_replica() -> None:
     with pytest.raises(ValueError, match="at least 1 replica"):
         DataParallel(0)
