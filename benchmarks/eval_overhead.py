@@ -79,7 +79,7 @@ from prefix_cache import BLOCK_SIZE, block_hashes, blocks_for, simulate
 
 from eval import runner
 from eval.backends.base import Request
-from eval.backends.vllm_backend import pack_ids
+from eval.backends.token_ids import pack_ids
 from eval.benchmarks import get_task, rows_of, task_name_for_row
 from eval.release import Release, open_release
 from eval.results import aggregate_scores, score_samples

@@ -32,8 +32,6 @@ from collections.abc import (
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from eval.backends import vllm_ray
 from eval.backends.base import (
     BackendError,
@@ -44,6 +42,7 @@ from eval.backends.base import (
     SampleError,
     Usage,
 )
+from eval.backends.token_ids import TokenIds, count_tokens, pack_ids, unpack_ids
 from eval.backends.vllm_ray import DataParallel, ProcessorFactory
 
 MISSING_EXTRA = "the vllm backend needs the 'vllm' extra: pip install 'needlework[vllm]' (CUDA-only)"
@@ -86,42 +85,6 @@ WINDOW_CONFIG_KEYS: tuple[str, ...] = (
 
 # RoPE types whose configured length already includes the scaling (as vLLM treats them).
 _PRESCALED_ROPE_TYPES = frozenset({"su", "longrope", "llama3"})
-
-TOKEN_ID_DTYPE = np.dtype(">u4")
-"""Token ids are kept as big-endian uint32 bytes: 4 bytes a token, and byte order is token order."""
-
-TokenIds = bytes
-"""A prompt's token ids packed by :func:`pack_ids`."""
-
-
-def pack_ids(ids: Sequence[int]) -> TokenIds:
-    """Pack token ids compactly so that comparing the bytes compares the id sequences.
-
-    Args:
-        ids: Token ids, each in ``[0, 2**32)``.
-
-    Returns:
-        The ids as big-endian uint32 bytes (4 bytes per token).
-    """
-    return np.asarray(ids, dtype=np.int64).astype(TOKEN_ID_DTYPE).tobytes()
-
-
-def unpack_ids(packed: TokenIds) -> list[int]:
-    """Inverse of :func:`pack_ids`.
-
-    Args:
-        packed: Bytes from :func:`pack_ids`.
-
-    Returns:
-        The token ids as Python ints, as vLLM's ``TokensPrompt`` takes them.
-    """
-    return np.frombuffer(packed, dtype=TOKEN_ID_DTYPE).tolist()
-
-
-def count_tokens(packed: TokenIds) -> int:
-    """The number of tokens in ids packed by :func:`pack_ids`."""
-    return len(packed) // TOKEN_ID_DTYPE.itemsize
-
 
 def render_prompt_ids(tokenizer: Any, messages: Sequence[Message]) -> list[int]:
     """Apply the tokenizer's chat template to messages and return the prompt's token ids.

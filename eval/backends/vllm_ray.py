@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval.backends.base import BackendError, Outcome, Usage
+from eval.backends.token_ids import unpack_ids
 
 MISSING_EXTRA = (
     "the vllm backend's --data-parallel-size needs the 'vllm' extra (vllm and ray[data]): "
@@ -90,7 +91,7 @@ def prompt_rows(keys: Sequence[str], prompts: Mapping[str, tuple[bytes, Mapping[
 
     Args:
         keys: The request keys to run, in the order to run them (the plan's token-id order).
-        prompts: ``key -> (ids packed by vllm_backend.pack_ids, SamplingParams keywords)``.
+        prompts: ``key -> (ids packed by token_ids.pack_ids, SamplingParams keywords)``.
 
     Returns:
         One row per key.
@@ -116,8 +117,6 @@ def prompt_rows(keys: Sequence[str], prompts: Mapping[str, tuple[bytes, Mapping[
 def tokens_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """The processor's preprocess (on a Ray worker): unpack the row's ids into the engine stage's
     ``tokenized_prompt``, so the driver ships 4 bytes a token instead of a Python list."""
-    from eval.backends.vllm_backend import unpack_ids
-
     return {"tokenized_prompt": unpack_ids(bytes(row["ids"]))}
 
 

@@ -15,16 +15,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from eval.backends.base import BackendError, Outcome, Request
+from eval.backends.token_ids import pack_ids, unpack_ids
 from eval.backends.vllm_backend import (
     MISSING_EXTRA,
     SAMPLING_KEYS,
     VllmBackend,
     chat_template_sha256,
-    pack_ids,
     plan_chunks,
     render_prompt_ids,
     sampling_kwargs,
-    unpack_ids,
     window_from_config,
 )
 

@@ -33,7 +33,8 @@ from ray.llm._internal.batch.stages.common import maybe_convert_ndarray_to_list
 from eval.backends import backend_for, vllm_ray
 from eval.backends import vllm_backend as single
 from eval.backends.base import BackendError, Outcome, PreflightError, Request, Usage
-from eval.backends.vllm_backend import VllmBackend, pack_ids
+from eval.backends.token_ids import pack_ids
+from eval.backends.vllm_backend import VllmBackend
 from eval.backends.vllm_ray import (
     DataParallel,
     batch_size_for,
