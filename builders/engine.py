@@ -13,11 +13,12 @@ first, so the release a builder writes from them is byte-identical under every e
   dies mid-stage has its batch re-run by Ray on another one
   (https://docs.ray.io/en/latest/ray-core/fault_tolerance/tasks.html); at most ``workers`` tasks
   run at once and at most ``workers * WINDOW_PER_WORKER`` results wait for their turn, so memory
-  stays bounded; a batch goes to the object store while the workers are still busy, and token counting
-  sends several batches per task (:data:`TASK_CHARS`), so Ray's own cost per task stays a few percent of
-  the work; a task's tokenizer threads are capped at the one CPU Ray gives it. ``address`` joins an
-  existing cluster (``ray.init(address=...)``, e.g. ``ray://head:10001`` or ``auto``); without one, a
-  cluster already initialized in this process is used, else Ray starts a local one. Ray is the ``ray`` extra (``pip install 'needlework[ray]'``).
+  stays bounded; a batch goes to the object store while the workers are still busy, and token
+  counting sends several batches per task (:data:`TASK_CHARS`), so Ray's own cost per task stays a
+  few percent of the work; a task's tokenizer threads are capped at the one CPU Ray gives it.
+  ``address`` joins an existing cluster (``ray.init(address=...)``, e.g. ``ray://head:10001`` or
+  ``auto``); without one, a cluster already initialized in this process is used, else Ray starts a
+  local one. Ray is the ``ray`` extra (``pip install 'needlework[ray]'``).
 """
 
 from __future__ import annotations
@@ -39,10 +40,13 @@ EngineName = Literal["local", "ray"]
 ENGINES: tuple[str, ...] = ("local", "ray")
 WINDOW_PER_WORKER = 4
 TASK_CHARS = 8_000_000
-"""Characters of text one Ray counting task carries (consecutive batches joined; a batch is never split). A Ray
-task costs some 5-10 ms besides its work (submission, worker lease, arguments through the object store, result
-back: measured with a 2-CPU local cluster), about 10 % of a builder batch's ~90 ms of counting (1,024 documents,
-~1.8 MB); a task of ~0.4 s of counting makes that ~2 %. Small enough that 16 workers share a 1 GB corpus evenly."""
+"""Characters of text one Ray counting task carries (consecutive batches joined; a batch is never split).
+
+Measured on a 2-CPU local cluster, 1 worker, 34 batches of ~1.8 MB (~90 ms of counting each): a task costs some
+10 ms besides its work (its batch pickled and put, submission and lease, arguments fetched and unpickled, the
+result back), which is why Ray counted 60 MB in 3.41 s against 2.80 s in one local process (+22 %). Putting each
+batch while the worker is busy (``_ray_map``) brought that to 3.03 s, and tasks of ~0.4 s of counting to 2.90 s
+(+2-9 % over runs; ``benchmarks/scale.py``). Small enough that 16 workers share a 1 GB corpus evenly."""
 TASK_RETRIES = 3
 """Re-runs of a batch whose worker process died (Ray's default for tasks, stated so it cannot drift)."""
 
