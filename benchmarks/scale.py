@@ -319,12 +319,11 @@ def count_one_thread(texts: Sequence[str], tokens: Any) -> Any:
     ``TiktokenCounter.count_batch`` (qwen2.5 here) splits a large batch over ``os.cpu_count()`` threads; capped, the
     per-worker rates are per CPU and a pool of two does not oversubscribe two CPUs.
     """
-    previous = tiktoken_counter._MAX_THREADS
-    tiktoken_counter._MAX_THREADS = 1
+    previous = tiktoken_counter.set_max_threads(1)
     try:
         return count_batch(texts, tokens)
     finally:
-        tiktoken_counter._MAX_THREADS = previous
+        tiktoken_counter.set_max_threads(previous)
 
 
 def start_ray(cpus: int) -> tuple[Any, float]:

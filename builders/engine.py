@@ -378,6 +378,6 @@ def _one_cpu_threads() -> None:
     ``os.cpu_count()`` threads (at most 8), which in a Ray worker is the node's CPUs, not the task's: 16 workers on
     a 16-CPU node would run 128 threads. Capped, a worker uses the CPU it was given; counts do not depend on it.
     """
-    from needlework.tokenizers import tiktoken_counter
+    from needlework.tokenizers.tiktoken_counter import set_max_threads
 
-    tiktoken_counter._MAX_THREADS = 1
+    set_max_threads(1)

@@ -111,9 +111,9 @@ def test_one_thread_counting_counts_the_same_and_restores_the_counter():
 
     tokens = load_tokenizer("qwen2.5")
     texts = ["Anarchism is a political philosophy. " * 2_000, "Albedo", "", "数据 1234"]
-    cap = tiktoken_counter._MAX_THREADS
+    cap = tiktoken_counter.max_threads()
     assert scale.count_one_thread(texts, tokens).tolist() == count_batch(texts, tokens).tolist()
-    assert tiktoken_counter._MAX_THREADS == cap
+    assert tiktoken_counter.max_threads() == cap
 
 
 def test_the_parse_workload_is_the_slice_repeated_as_a_multistream_dump(shared_file, tmp_path):

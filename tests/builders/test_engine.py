@@ -130,10 +130,10 @@ def test_a_ray_task_counts_on_the_one_cpu_it_was_given(cluster) -> None:
     def threads(batch: int, shared: None) -> int:
         from needlework.tokenizers import tiktoken_counter as counter
 
-        return counter._MAX_THREADS
+        return counter.max_threads()
 
     assert list(Engine("ray", 1).map(threads, [0])) == [1]
-    assert list(Engine().map(threads, [0])) == [tiktoken_counter._MAX_THREADS] and tiktoken_counter._MAX_THREADS > 1
+    assert list(Engine().map(threads, [0])) == [tiktoken_counter.max_threads()] and tiktoken_counter.max_threads() > 1
 
 
 def test_engine_options_are_checked_and_not_recorded(tmp_path) -> None:

@@ -517,3 +517,25 @@ def test_malformed_vocabulary_and_normalization() -> None:
         TiktokenCounter("bad", b"YQ== 0\n", "(")
     with pytest.raises(TokenizerError, match="normalization"):
         TiktokenCounter("bad", b"YQ== 0\n", r"\S+", "NFKC")  # type: ignore[arg-type]
+
+
+def test_a_thread_cap_changes_no_count_and_is_given_back(qwen, monkeypatch) -> None:
+    """set_max_threads(1) (a Ray task's one CPU) runs count_batch in one thread with the same counts, returns
+    the previous cap, and refuses a cap below one."""
+    from needlework.tokenizers import tiktoken_counter
+
+    texts = ["Anarchism is a political philosophy. " * 3_000, "Albedo", "数据 1234"] * 4
+    started: list[int] = []
+    real = tiktoken_counter.ThreadPoolExecutor
+    monkeypatch.setattr(tiktoken_counter, "ThreadPoolExecutor", lambda n: started.append(n) or real(n))
+    threaded = qwen.count_batch(texts).tolist()
+    assert started == ([min(os.cpu_count() or 1, 8)] if (os.cpu_count() or 1) > 1 else [])
+    started.clear()
+    previous = tiktoken_counter.set_max_threads(1)
+    try:
+        assert qwen.count_batch(texts).tolist() == threaded and started == []
+    finally:
+        assert tiktoken_counter.set_max_threads(previous) == 1
+    assert tiktoken_counter.max_threads() == previous
+    with pytest.raises(ValueError, match="at least 1"):
+        tiktoken_counter.set_max_threads(0)
