@@ -32,6 +32,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
+from needlework.checks import require_one_of
 from needlework.errors import NeedleworkError, SpecError
 from needlework.interrupts import blocked_signals, restore_default_signals
 from needlework.tokens import TokenCounter
@@ -80,8 +81,7 @@ class Engine:
     address: str = ""
 
     def __post_init__(self) -> None:
-        if self.name not in ENGINES:
-            raise SpecError(f"engine must be one of {', '.join(ENGINES)}; got {self.name!r}")
+        require_one_of("engine", self.name, ENGINES)
         if self.workers < 0:
             raise SpecError(f"workers must be >= 0 (0 = every CPU), got {self.workers}")
         if self.address and self.name != "ray":
