@@ -21,12 +21,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import datasets
 import pytest
 
 from builders.push import release_files, release_version
 from builders.rulerv2 import RulerV2Build, build
 from tests.support.hub_server import GITATTRIBUTES, HubServer, serve_in_thread
+from tests.support.releases import split_rows
 
 REPO = "needlework-test/rulerv2"
 TOKEN = "hf_SENTINELtokenNEVERtoBEwritten"
@@ -74,10 +74,6 @@ def release_bytes(release: Path) -> dict[str, bytes]:
     return {path: (release / path).read_bytes() for path, _ in release_files(release)}
 
 
-def rows(folder: Path, config: str) -> list[dict]:
-    return list(datasets.load_dataset(str(folder), config, split="test"))
-
-
 def commit_lines(server: HubServer) -> list[list[dict]]:
     return [request.ndjson() for request in server.state.calls("POST", "/commit/")]
 
@@ -116,8 +112,8 @@ def test_a_push_is_one_commit_of_the_release_tagged_and_a_second_push_deletes_th
     for release, oid in ((first, one), (second, two)):
         assert hub.state.files(REPO, oid) == {**release_bytes(release), ".gitattributes": GITATTRIBUTES}
         for config in json.loads((release / "manifest.json").read_text())["configs"]:
-            assert rows(hub.state.snapshot(REPO, oid), config) == rows(release, config)
-    assert rows(hub.state.snapshot(REPO, one), "mk_niah_basic") != rows(hub.state.snapshot(REPO, two), "mk_niah_basic")
+            assert split_rows(hub.state.snapshot(REPO, oid), config) == split_rows(release, config)
+    assert split_rows(hub.state.snapshot(REPO, one), "mk_niah_basic") != split_rows(hub.state.snapshot(REPO, two), "mk_niah_basic")
 
 
 def test_the_token_is_in_the_authorization_header_only(tmp_path, releases, hub):
@@ -166,7 +162,7 @@ def test_an_existing_tag_is_never_moved(tmp_path, releases, hub):
     again = needlework(tmp_path, hub.endpoint, "push", str(releases["second"]), REPO, "--tag", "v1")
     assert again.returncode == 2 and "tag v1 exists already" in again.stderr
     assert len(hub.state.calls("POST", "/preupload/")) == len(hub.state.calls("POST", "/commit/")) == 1
-    assert rows(hub.state.snapshot(REPO, "v1"), "mk_niah_basic") == rows(releases["first"], "mk_niah_basic")
+    assert split_rows(hub.state.snapshot(REPO, "v1"), "mk_niah_basic") == split_rows(releases["first"], "mk_niah_basic")
 
 
 def test_the_same_release_pushed_again_under_another_tag_tags_the_same_commit(tmp_path, releases, hub):

@@ -33,6 +33,7 @@ from builders.sources.math_problems import (
 )
 from generators.rulerv2.templates import MATH_ITEM_TASKS
 from needlework.errors import InputError, SpecError
+from tests.support.releases import gold_question, split_rows
 
 MK_TASKS = ("mk_niah_easy", "mk_niah_medium", "mk_niah_hard")
 LENGTH, RESERVE, SAMPLES = 600, 30, 3
@@ -103,16 +104,6 @@ def math500_release(tmp_path_factory, files, cl100k) -> Path:
     return out
 
 
-def rows(release: Path, config: str, split: str = "test") -> list[dict]:
-    return list(datasets.load_dataset(str(release), config, split=split))
-
-
-def gold_question(row: dict) -> str:
-    """The text of the gold item as placed in the context (``Question {index}: {text}``)."""
-    (needle,) = row["needles"]
-    return needle["text"].split(": ", 1)[1]
-
-
 # --- Sources -----------------------------------------------------------------------------------------
 
 
@@ -178,7 +169,7 @@ def test_gsm8k_solve_rows_carry_the_reference_answer_and_ask_for_a_box(gsm8k_rel
     for config, query in (("mk_niah_medium", "Please copy the Question {} from the context and then solve it."),
                           ("mk_niah_hard", "Please solve the Question {} from the context.")):
         for split in ("test", "golden"):
-            for row in rows(gsm8k_release, config, split):
+            for row in split_rows(gsm8k_release, config, split):
                 assert row["base"] == "gsm8k" and row["source"] == "gsm8k" and row["qid"].startswith("gsm8k/test/")
                 question = gold_question(row)
                 assert row["answers"] == [answer_of[question]]
@@ -196,7 +187,7 @@ def test_gsm8k_solve_rows_carry_the_reference_answer_and_ask_for_a_box(gsm8k_rel
 
 
 def test_gsm8k_copy_rows_keep_the_copy_task(gsm8k_release):
-    for row in rows(gsm8k_release, "mk_niah_easy"):
+    for row in split_rows(gsm8k_release, "mk_niah_easy"):
         assert row["base"] == "gsm8k" and row["answers"] == [gold_question(row)]
         assert row["input"].endswith(f"Please copy the Question {row['query']} from the context.")
 
@@ -204,7 +195,7 @@ def test_gsm8k_copy_rows_keep_the_copy_task(gsm8k_release):
 def test_math500_rows_carry_latex_answers(math500_release):
     answer_of = {r["problem"]: r["answer"] for r in math500_records()}
     for config in ("mk_niah_medium", "mk_niah_hard"):
-        for row in rows(math500_release, config):
+        for row in split_rows(math500_release, config):
             assert row["base"] == "math500" and row["source"] == "math500"
             assert row["qid"].startswith("math500/test/") and row["qid"].endswith(".json")
             assert row["answers"] == [answer_of[gold_question(row)]] and row["answers"][0].startswith("\\frac{")
@@ -215,7 +206,7 @@ def test_train_split_problems_are_the_demonstrations(files, cl100k, tmp_path):
     out = tmp_path / "release"
     build(spec("gsm8k", files["gsm8k_train"], tasks=("mk_niah_hard",)), out, tokens=cl100k, progress=False)
     train_answers = {r["answer"].split("####")[1].replace(",", "").strip() for r in gsm8k_records(4, start=40)}
-    for row in rows(out, "mk_niah_hard"):
+    for row in split_rows(out, "mk_niah_hard"):
         (shown,) = re.findall(r"Solution: \\boxed\{([^}]*)\}\.", row["input"])
         assert shown in train_answers
 
@@ -254,4 +245,4 @@ def test_cli_builds_a_math500_release(files, tmp_path):
         "--out", str(out), "--tokenizer", "cl100k_base",
     ])
     assert result.exit_code == 0, result.output
-    assert {row["base"] for row in rows(out, "mk_niah_hard")} == {"math500"}
+    assert {row["base"] for row in split_rows(out, "mk_niah_hard")} == {"math500"}

@@ -19,7 +19,6 @@ import json
 import re
 from pathlib import Path
 
-import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -34,6 +33,7 @@ from builders.sources.math_problems import (
 )
 from generators.rulerv2.templates import CODE_FORMAT, CODE_ITEM_TASKS
 from needlework.errors import InputError, SpecError
+from tests.support.releases import gold_question, split_rows
 
 MK_TASKS = ("mk_niah_easy", "mk_niah_medium", "mk_niah_hard")
 LENGTH, RESERVE, SAMPLES = 640, 40, 3
@@ -207,15 +207,6 @@ def release(tmp_path_factory, source, cl100k) -> Path:
     return out
 
 
-def rows(release: Path, config: str, split: str = "test") -> list[dict]:
-    return list(datasets.load_dataset(str(release), config, split=split))
-
-
-def gold_question(row: dict) -> str:
-    (needle,) = row["needles"]
-    return needle["text"].split(": ", 1)[1]
-
-
 def prompt_of(record: dict) -> str:
     """evalplus's MBPP+ prompt (``init_plus.py``), stripped as every hidden item is."""
     return f'"""\n{record.get("text") or record.get("prompt")}\n{record["test_list"][0]}\n"""'
@@ -316,7 +307,7 @@ def test_solve_rows_hide_the_problem_and_carry_its_tests(release):
                                               "python programming language.")),
                           ("mk_niah_hard", "Please solve the Question {} from the context with python programming language.")):
         for split in ("test", "golden"):
-            for row in rows(release, config, split):
+            for row in split_rows(release, config, split):
                 record = hidden[gold_question(row)]
                 assert row["base"] == "mbpp" and row["source"] == "mbpp" and row["qid"] == f"mbpp/{record['task_id']}"
                 assert row["test_list"] == record["test_list"] and row["test_setup_code"] == ""
@@ -335,7 +326,7 @@ def test_solve_rows_hide_the_problem_and_carry_its_tests(release):
 
 
 def test_copy_rows_keep_the_copy_task(release):
-    for row in rows(release, "mk_niah_easy"):
+    for row in split_rows(release, "mk_niah_easy"):
         assert row["base"] == "mbpp" and row["answers"] == [gold_question(row)]
         assert row["test_list"] and row["input"].endswith(f"Please copy the Question {row['query']} from the context.")
 
@@ -347,7 +338,7 @@ def test_sanitized_setup_is_carried(tmp_path, cl100k):
     out = tmp_path / "release"
     build(spec(sanitized, tasks=("mk_niah_hard",), shots=0, golden=False, lengths=(400,)), out, tokens=cl100k,
           progress=False)
-    assert {row["test_setup_code"] for row in rows(out, "mk_niah_hard")} == {"import math"}
+    assert {row["test_setup_code"] for row in split_rows(out, "mk_niah_hard")} == {"import math"}
 
 
 def test_builds_are_deterministic(source, cl100k, tmp_path, release):
@@ -377,4 +368,4 @@ def test_cli_builds_an_mbpp_release(source, tmp_path):
         "--out", str(out), "--tokenizer", "cl100k_base",
     ])
     assert result.exit_code == 0, result.output
-    assert {row["base"] for row in rows(out, "mk_niah_hard")} == {"mbpp"}
+    assert {row["base"] for row in split_rows(out, "mk_niah_hard")} == {"mbpp"}

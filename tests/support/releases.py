@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -59,6 +60,17 @@ def release_rows(eval_release: Path) -> dict[str, list[dict[str, Any]]]:
     """Every row of the small release by config, in release order."""
     release = open_release(str(eval_release))
     return {config: list(release.iter_rows(config, "test")) for config in CONFIGS}
+
+
+def split_rows(release: Path, config: str, split: str = "test") -> list[dict[str, Any]]:
+    """A release's rows of one config and split, read as users read them (``datasets.load_dataset``)."""
+    return list(datasets.load_dataset(str(release), config, split=split))
+
+
+def gold_question(row: Mapping[str, Any]) -> str:
+    """The text of a RULERv2 row's one gold item as placed in the context (``Question {index}: {text}``)."""
+    (needle,) = row["needles"]
+    return needle["text"].split(": ", 1)[1]
 
 
 def row_id(config: str, length: int, index: int) -> str:
