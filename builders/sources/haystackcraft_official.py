@@ -24,7 +24,6 @@ keeps a subset, in the question files' order: the paper's 500 out of fuller file
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -47,7 +46,7 @@ from builders.sources.corpus_read import (
     title_index,
 )
 from builders.sources.multihop_qa import LANG, QA_SCHEMA, QaRead
-from builders.sources.records import record_error, require_field
+from builders.sources.records import json_lines, record_error, require_field
 from needlework.errors import InputError
 
 DOCS_FILE = "docs.jsonl"
@@ -207,24 +206,16 @@ def read_official_qa(path: str | Path, ids: pa.Array) -> QaRead:
 
 
 def _jsonl_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """(1-based line, object) of every non-blank line of a JSON Lines file."""
+    """(1-based record number, object) of every record of a JSON Lines file (:func:`json_lines`); at least one."""
     if not path.is_file():
         raise InputError(str(path), None, None, "file not found")
-    out = []
-    with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(str(path), line_number, None, f"not JSON ({err.msg})") from None
-            if not isinstance(record, dict):
-                raise InputError(str(path), line_number, None, f"expected an object, got {type(record).__name__}")
-            out.append((line_number, record))
-    if not out:
+    records = json_lines(path)
+    for index, record in enumerate(records):
+        if not isinstance(record, dict):
+            raise record_error(str(path), index, None, f"expected an object, got {type(record).__name__}")
+    if not records:
         raise InputError(str(path), None, None, "no records")
-    return out
+    return list(enumerate(records, start=1))
 
 
 def read_question_ids(path: str | Path) -> list[str]:

@@ -100,7 +100,13 @@ def _json_records(path: Path) -> list[Any]:
     return records
 
 
-def _jsonl_records(path: Path) -> list[Any]:
+def json_lines(path: Path) -> list[Any]:
+    """The values of a JSON Lines file in file order, blank lines skipped (the ``.jsonl`` reader of
+    :func:`read_records`, for callers that take a file of any name); a bad line is named by record and line.
+
+    Raises:
+        InputError: The file is not UTF-8 or a line is not JSON.
+    """
     try:
         # split("\n"), not splitlines(): JSON strings may hold U+2028 and other line breaks unescaped.
         lines = path.read_text(encoding="utf-8").split("\n")
@@ -124,4 +130,4 @@ def _parquet_records(path: Path) -> list[dict[str, Any]]:
         raise InputError(str(path), None, None, f"unreadable Parquet ({err})") from err
 
 
-_READERS = {".csv": _csv_records, ".json": _json_records, ".jsonl": _jsonl_records, ".parquet": _parquet_records}
+_READERS = {".csv": _csv_records, ".json": _json_records, ".jsonl": json_lines, ".parquet": _parquet_records}
