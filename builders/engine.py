@@ -35,6 +35,7 @@ import numpy as np
 from needlework.checks import require_one_of
 from needlework.errors import NeedleworkError, SpecError
 from needlework.interrupts import blocked_signals, restore_default_signals
+from needlework.ray_cluster import join_ray
 from needlework.tokens import TokenCounter
 
 EngineName = Literal["local", "ray"]
@@ -276,15 +277,11 @@ def ray_module(address: str = "") -> Any:
         EngineError: Ray is not installed (the ``ray`` extra), or the cluster cannot be joined.
     """
     try:
-        import ray
+        return join_ray(address, log_to_driver=False)
     except ImportError as err:
         raise EngineError("--engine ray needs Ray: pip install 'needlework[ray]'") from err
-    if not ray.is_initialized():
-        try:
-            ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
-        except (ConnectionError, RuntimeError, ValueError) as err:
-            raise EngineError(f"cannot join the Ray cluster at {address or 'a new local cluster'}: {err}") from err
-    return ray
+    except ConnectionError as err:
+        raise EngineError(str(err)) from err
 
 
 def _ray_map(ray: Any, fn: Stage, batches: Iterable[Any], shared_ref: Any, workers: int) -> Iterator[Any]:

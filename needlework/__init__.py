@@ -5,7 +5,7 @@ of them: the error hierarchy (:mod:`needlework.errors`), the token-counting prot
 tokenizer backends (:mod:`needlework.tokens`, :mod:`needlework.tokenizers`), atomic file and folder
 writes (:mod:`needlework.atomic`), signals that unwind a command (:mod:`needlework.interrupts`),
 local release folders told apart from typos (:mod:`needlework.releases`), command-line helpers
-(:mod:`needlework.cliutil`), the one "must be one of" check (:mod:`needlework.checks`) and the version. Benchmarks live above it in ``generators``, ``builders`` and ``eval``; the ``needlework``
+(:mod:`needlework.cliutil`), joining a Ray cluster (:mod:`needlework.ray_cluster`), the one "must be one of" check (:mod:`needlework.checks`) and the version. Benchmarks live above it in ``generators``, ``builders`` and ``eval``; the ``needlework``
 command is :mod:`builders.cli`.
 """
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from eval.backends.base import BackendError, Outcome, Usage
 from eval.backends.token_ids import unpack_ids
+from needlework.ray_cluster import join_ray
 
 MISSING_EXTRA = (
     "the vllm backend's --data-parallel-size needs the 'vllm' extra (vllm and ray[data]): "
@@ -195,18 +196,16 @@ def import_ray() -> Any:
 
 def connect(address: str = "") -> Any:
     """Ray, connected to ``address`` (see :class:`DataParallel`); a process already connected keeps its
-    connection. The same rule as the builders' ``--engine ray``, written here because eval never imports builders.
+    connection (:func:`needlework.ray_cluster.join_ray`, the rule the builders' ``--engine ray`` follows too).
 
     Raises:
         BackendError: Ray is missing (the extra), or the cluster cannot be joined.
     """
-    ray = import_ray()
-    if not ray.is_initialized():
-        try:
-            ray.init(address=address or None, include_dashboard=False)
-        except (ConnectionError, RuntimeError, ValueError) as error:
-            raise BackendError(f"cannot join the Ray cluster at {address or 'a new local cluster'}: {error}") from error
-    return ray
+    import_ray()
+    try:
+        return join_ray(address)
+    except ConnectionError as error:
+        raise BackendError(str(error)) from error
 
 
 def build_ray_processor(config: Any, preprocess: Callable[[dict[str, Any]], dict[str, Any]],
