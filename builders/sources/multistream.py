@@ -33,6 +33,7 @@ GROUP_BYTES = 4_000_000
 """Compressed bytes of streams read as one unit of work: about 40 of English Wikipedia's
 100-page streams, some 16 MB of wikitext, a few seconds of parsing for a worker."""
 FOOTER = b"</mediawiki>"
+_MULTISTREAM = re.compile(r"(?P<stem>.+-multistream)(?P<part>\d*)\.xml(?P<range>-p\d+p\d+)?\.bz2")
 _PART = re.compile(r"^(?P<stem>.+-pages-articles(?:-multistream)?)(?P<part>\d+)\.xml-p(?P<first>\d+)p(?P<last>\d+)\.bz2$")
 _PAGE_START = re.compile(rb"^\s*<page>\s*$")
 _PAGE_END = re.compile(rb"^\s*</page>\s*$")
@@ -66,12 +67,16 @@ def index_path(dump: Path) -> Path | None:
     ``X-multistream.xml.bz2`` -> ``X-multistream-index.txt.bz2``;
     ``X-multistream3.xml-p151574p311329.bz2`` -> ``X-multistream-index3.txt-p151574p311329.bz2``.
     """
-    name = dump.name
-    match = re.fullmatch(r"(?P<stem>.+-multistream)(?P<part>\d*)\.xml(?P<range>-p\d+p\d+)?\.bz2", name)
+    candidate = _index_name(dump)
+    return candidate if candidate is not None and candidate.is_file() else None
+
+
+def _index_name(dump: Path) -> Path | None:
+    """Where Wikimedia puts the index of a file named like a multistream dump (:func:`index_path`), else None."""
+    match = _MULTISTREAM.fullmatch(dump.name)
     if match is None:
         return None
-    candidate = dump.with_name(f"{match['stem']}-index{match['part']}.txt{match['range'] or ''}.bz2")
-    return candidate if candidate.is_file() else None
+    return dump.with_name(f"{match['stem']}-index{match['part']}.txt{match['range'] or ''}.bz2")
 
 
 def read_index(path: Path) -> list[tuple[int, int]]:
@@ -118,7 +123,7 @@ def plan_groups(dump: Path, streams: Sequence[tuple[int, int]], group_bytes: int
     header_end = streams[0][0]
     groups: list[StreamGroup] = []
     start, pages = streams[0][0], 0
-    for (offset, count), following in zip(streams, [s[0] for s in streams[1:]] + [size]):
+    for (_, count), following in zip(streams, [s[0] for s in streams[1:]] + [size]):
         pages += count
         if following - start >= group_bytes or following == size:
             groups.append(StreamGroup(str(dump), header_end, start, following, pages))
@@ -166,10 +171,9 @@ def write_multistream(source: IO[bytes], out: Path, pages_per_stream: int = 100)
         ValueError: ``out`` is not named ``*-multistream[N].xml[-pApB].bz2``, or a page has no
             ``<title>`` or ``<id>`` line.
     """
-    match = re.fullmatch(r"(?P<stem>.+-multistream)(?P<part>\d*)\.xml(?P<range>-p\d+p\d+)?\.bz2", out.name)
-    if match is None:
+    index = _index_name(out)
+    if index is None:
         raise ValueError(f"{out}: a multistream dump is named *-multistream[N].xml[-pApB].bz2")
-    index = out.with_name(f"{match['stem']}-index{match['part']}.txt{match['range'] or ''}.bz2")
     pending: list[bytes] = []
     entries: list[bytes] = []
     pages_in_stream = 0
