@@ -30,7 +30,7 @@ import time
 import click
 
 from against_encode import measure_against_encode
-from builders.needlebench import DEFAULT_TOKENIZER
+from builders.specs.needlebench import DEFAULT_TOKENIZER
 from builders.sources.filler import read_filler
 from builders.sources.person_names import faker_person_names
 from generators.needlebench.atc import generate_atc

@@ -31,7 +31,7 @@ from builders.sequential_niah import SequentialNiahBuild, read_questions, read_t
 from generators.pipeline import usable_cpus
 from generators.sequential_niah.assemble import generate_samples, sentence_boundaries
 from generators.sequential_niah.splits import pair_texts, paired
-from generators.sequential_niah.texts import bucket_named
+from generators.sequential_niah.spec import bucket_named
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
 

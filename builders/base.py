@@ -65,11 +65,6 @@ class Builder:
     build: Build
     demo: Callable[[int, str], Any]
 
-    @property
-    def summary(self) -> str:
-        """One line on what the builder builds: the first line of its spec's docstring."""
-        return (self.spec.__doc__ or self.id).strip().splitlines()[0]
-
 
 def wrote_line(out: Path | None, rows: dict[str, int]) -> str:
     """``wrote <out> (<rows> rows in <n> configs)``: the line every build report starts with."""

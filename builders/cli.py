@@ -2,6 +2,10 @@
 
 ``needlework build <benchmark>`` is generated from each registered builder's spec
 (:mod:`builders.options`); ``build demo``, ``validate``, ``push`` and ``info`` work on any release.
+
+The command answers at once: it imports the light build specs (:mod:`builders.specs`) to know its
+options, and each subcommand imports the modules that do its work (``datasets``, polars, the
+retrievers ...) only when it runs, so ``--help`` and ``--version`` load none of them.
 """
 
 from __future__ import annotations
@@ -10,14 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-import polars as pl
 
-from builders.base import Builder
-from builders.demo import build_demo
-from builders.info import summarize_release
 from builders.options import click_options, spec_from_options
-from builders.registry import BUILDERS
-from builders.validate import validate_release
+from builders.registry import REGISTERED, Registered
 from needlework import __version__
 from needlework.cliutil import domain_errors, interruptible
 from needlework.releases import check_release_folder
@@ -35,7 +34,7 @@ def build() -> None:
     """Build a benchmark release into a folder."""
 
 
-def build_command(builder: Builder) -> click.Command:
+def build_command(entry: Registered) -> click.Command:
     """``needlework build <id>``: ``--out``, the options of the builder's spec, ``--quiet``.
 
     SIGINT and SIGTERM stop the build cleanly: the unfinished release folder is removed, the
@@ -45,21 +44,21 @@ def build_command(builder: Builder) -> click.Command:
     @interruptible
     @domain_errors
     def run(out: Path, quiet: bool, **values: Any) -> None:
-        spec = spec_from_options(builder.spec, values)
-        report = builder.build(spec, out, progress=not quiet)
+        spec = spec_from_options(entry.spec, values)
+        report = entry.builder().build(spec, out, progress=not quiet)
         for line in report.lines():
             click.echo(line)
 
     params = [
         click.Option(["--out"], type=click.Path(path_type=Path), required=True, help="Release folder to write."),
-        *click_options(builder.spec),
+        *click_options(entry.spec),
         click.Option(["--quiet"], is_flag=True, help="No progress bars."),
     ]
-    return click.Command(builder.id, params=params, callback=run, help=builder.summary, short_help=builder.summary)
+    return click.Command(entry.id, params=params, callback=run, help=entry.summary, short_help=entry.summary)
 
 
-for _builder in BUILDERS:
-    build.add_command(build_command(_builder))
+for _entry in REGISTERED:
+    build.add_command(build_command(_entry))
 
 
 @build.command("demo")
@@ -71,6 +70,8 @@ for _builder in BUILDERS:
 @domain_errors
 def build_demo_command(out: Path, seed: int, tokenizer: str, quiet: bool) -> None:
     """Every implemented benchmark, small, on its embedded default (offline)."""
+    from builders.demo import build_demo
+
     report = build_demo(out, seed=seed, tokenizer=tokenizer, progress=not quiet)
     for name, path in report.releases.items():
         click.echo(f"{name}: {path}")
@@ -81,6 +82,8 @@ def build_demo_command(out: Path, seed: int, tokenizer: str, quiet: bool) -> Non
 @domain_errors
 def validate(release: Path) -> None:
     """Recompute content hashes and check that card, files and manifest agree (exit 1 if not)."""
+    from builders.validate import validate_release
+
     check_release_folder(release, reader="needlework validate reads a local folder")
     problems = validate_release(release)
     for problem in problems:
@@ -125,6 +128,10 @@ def push(release: Path, repo_id: str, tag: str | None, private: bool, message: s
 @domain_errors
 def info(release: Path) -> None:
     """Configs, rows and token statistics (per target length, size or bucket) of a release."""
+    import polars as pl
+
+    from builders.info import summarize_release
+
     check_release_folder(release, reader="needlework info reads a local folder")
     manifest, summaries = summarize_release(release)
     tok = manifest.get("tokenizer", {})

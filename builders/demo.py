@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from builders.registry import BUILDERS
+from builders.registry import all_builders
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
 
@@ -21,7 +21,7 @@ def build_demo(out: Path, *, seed: int = 0, tokenizer: str = DEFAULT_TOKENIZER, 
     tokens = load_tokenizer(tokenizer)
     out = Path(out)
     releases = {}
-    for builder in BUILDERS:
+    for builder in all_builders():
         releases[builder.id] = out / builder.id
         builder.build(builder.demo(seed, tokenizer), releases[builder.id], tokens=tokens, progress=progress)
     return DemoReport(releases)

@@ -28,15 +28,17 @@ import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from needlework.checks import require_one_of
 from needlework.errors import NeedleworkError, SpecError
 from needlework.interrupts import blocked_signals, restore_default_signals
 from needlework.ray_cluster import join_ray
-from needlework.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from needlework.tokens import TokenCounter
 
 EngineName = Literal["local", "ray"]
 ENGINES: tuple[str, ...] = ("local", "ray")
@@ -188,6 +190,8 @@ def engine_of(spec: Any) -> Engine:
 
 def count_batch(texts: Sequence[str], tokens: TokenCounter) -> np.ndarray:
     """Tokens of each text (a stage function for :meth:`Engine.map`)."""
+    import numpy as np  # here, not at the top: build specs read this module's option names for --help
+
     return np.asarray(tokens.count_batch(list(texts)))
 
 

@@ -153,6 +153,11 @@ def spec_from_options(spec_class: type, values: Mapping[str, Any]) -> Any:
     return spec_class(**given)
 
 
+def spec_summary(spec_class: type, default: str = "") -> str:
+    """One line on what a build spec builds: the first line of its docstring (``default`` without one)."""
+    return (spec_class.__doc__ or default).strip().splitlines()[0]
+
+
 def reproducing_command(name: str, spec: Any) -> str:
     """``needlework build <name> --flag value ...``: the command that rebuilds ``spec``.
 

@@ -19,15 +19,15 @@ from tqdm.auto import tqdm
 
 from builders.base import Builder
 from builders.card import CardFacts
-from builders.options import option
 from builders.release import ReleaseWriter, base_manifest
+from builders.specs.world import WorldBuild
 from needlework.tokens import TokenCounter
 from generators.world.questions import QuestionStats
-from generators.world.spec import BENCHMARK, LANGS, WorldSpec
+from generators.world.spec import BENCHMARK, WorldSpec
 from generators.world.tables import (
     corpus_rows, entity_rows, event_rows, fact_rows, generate_world, link_rows, qa_rows, twin_rows,
 )
-from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
+from needlework.tokenizers import load_tokenizer
 
 CHUNK = 512
 """Entities rendered and token-counted per batch."""
@@ -80,31 +80,6 @@ FACTS = CardFacts(
         "no external text is used. Names are fictional syllable compositions. Released under Apache-2.0."
     ),
 )
-
-
-@dataclass(frozen=True)
-class WorldBuild:
-    """The synthetic world: corpus, links, qa, facts, events, twins, entities.
-
-    Attributes:
-        docs, langs, questions, twin_fraction: The world (:class:`generators.world.spec.WorldSpec`).
-        seed: Build seed.
-        tokenizer: Tokenizer that counts ``n_tokens``.
-    """
-
-    docs: int = option(2_000, "Documents per language (entities, twins included).")
-    seed: int = option(0, "Build seed.")
-    langs: tuple[str, ...] = option(LANGS, "Comma-separated languages (en, zh).")
-    questions: int = option(500, "Multi-hop questions per language.")
-    twin_fraction: float = option(0.05, "Share of entities given a near-miss twin.")
-    tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer that counts n_tokens.")
-
-    def __post_init__(self) -> None:
-        self.world_spec()
-
-    def world_spec(self) -> WorldSpec:
-        """The world this build generates (validated there)."""
-        return WorldSpec(docs=self.docs, langs=self.langs, twin_fraction=self.twin_fraction, questions=self.questions)
 
 
 @dataclass

@@ -12,7 +12,7 @@ import pytest
 
 from builders.cli import main as needlework_main
 from builders.options import spec_from_options
-from builders.registry import BUILDERS
+from builders.registry import REGISTERED
 from eval.cli import main as eval_main
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -65,14 +65,14 @@ def parse(command: str) -> tuple[click.Command, click.Context]:
 
 def test_the_readme_shows_commands_of_every_builder_and_of_eval():
     shown = {c.split()[2] for c in COMMANDS if c.startswith("needlework build ")}
-    assert {b.id for b in BUILDERS} | {"demo"} <= shown
+    assert {b.id for b in REGISTERED} | {"demo"} <= shown
     assert any(c.startswith("python -m eval run ") for c in COMMANDS)
 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_readme_command_parses(command):
     leaf, context = parse(command)
-    builder = next((b for b in BUILDERS if command.startswith(f"needlework build {b.id} ")), None)
+    builder = next((b for b in REGISTERED if command.startswith(f"needlework build {b.id} ")), None)
     if builder is not None:
         values = {k: v for k, v in context.params.items() if k not in ("out", "quiet")}
         spec_from_options(builder.spec, values)  # the spec's own validation accepts the values

@@ -32,7 +32,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-import bm25s
 import regex
 
 from needlework.checks import one_of_message
@@ -65,6 +64,8 @@ _JAVA_LOWER = {"\u0130": "i"}
 
 def plain_analyze(texts: Sequence[str]) -> list[list[str]]:
     """bm25s's tokenization (lower case, its regex and English stop words, no stemming), as strings."""
+    import bm25s  # loaded on first use: the option names above are read by ``needlework build --help``
+
     return bm25s.tokenize(list(texts), lower=True, stopwords=BM25S_STOPWORDS, return_ids=False, show_progress=False)
 
 

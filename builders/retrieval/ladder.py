@@ -29,7 +29,7 @@ from builders.retrieval.cache import RetrievalCache
 from generators.embs.calibration import hashed_bag_of_words
 from generators.embs.ladder import Corpus
 from generators.embs.scoring import fr_at_k, mean_defined, r_at_1, sr_at_k
-from generators.embs.spec import scale_sort_key
+from generators.embs.spec import RETRIEVERS, scale_sort_key
 from needlework.checks import one_of_message
 from needlework.errors import SpecError
 from needlework.rows import RowSequence
@@ -38,7 +38,6 @@ TOP = 100
 """Documents kept per ranking row (OURS; also the depth a reranker would take)."""
 K = 10
 """The paper's cut-off (Table 3)."""
-RETRIEVERS: tuple[str, ...] = ("bm25", "dense")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 QUERY_BLOCK = 32

@@ -21,7 +21,8 @@ from builders.retrieval.base import DocumentRenderer, Retriever, StrategyRanking
 from builders.retrieval.bm25 import BM25Retriever
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
 from builders.retrieval.analysis import PLAIN
-from builders.retrieval.dense import AUTO, DenseRetriever, query_prompt_for
+from builders.retrieval.dense import DenseRetriever
+from builders.retrieval.query_prompts import AUTO, query_prompt_for
 from builders.retrieval.hybrid import HybridRetriever
 from builders.retrieval.ppr import PprGraph, PprParams, PprRetriever
 from generators.strategies import STRATEGIES, strategy_parts
@@ -177,7 +178,7 @@ def rank_corpus(
         cache_dir: The retrieval cache folder.
         progress: Show progress bars.
         bm25_analyzer: BM25 text analysis, ``plain`` or ``lucene`` (:mod:`builders.retrieval.analysis`).
-        dense_query_instruction: The dense query prompt setting (:func:`builders.retrieval.dense.query_prompt_for`).
+        dense_query_instruction: The dense query prompt setting (:func:`builders.retrieval.query_prompts.query_prompt_for`).
         record: If given, filled with what the retrievers were (``bm25``: its config; ``dense``: model, query
             prompt and :meth:`DenseRetriever.truncation`; ``top_k``), for the manifest and the build report.
         engine: Where the dense retriever embeds the documents (:mod:`builders.engine`; default: here).

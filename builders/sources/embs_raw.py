@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from builders.hashing import file_sha256
 from builders.sources.embs_source import DOC_SCHEMA, TRIPLE_SCHEMA, EmbsSource, text_key
+from builders.sources.names import HUB
 from builders.sources.records import read_records, record_error, require_field
 from needlework.checks import require_one_of
 from needlework.errors import InputError, SpecError
@@ -38,7 +39,6 @@ from needlework.tokens import TokenCounter
 
 SUFFIXES = (".json", ".jsonl", ".parquet")
 SPLITS = ("test", "train")
-HUB = "hub:"
 MAX_DOC_TOKENS = 2000
 CHARS_PER_TOKEN = 3  # non-CJK characters per estimated token (conservative: English BPE averages ~4)
 LONGBENCH_DOMAINS: Mapping[str, str] = {

@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from builders.hashing import file_sha256, folder_sha256
+from builders.sources.names import HUB, WORLD
 from builders.sources.records import TABLE_SUFFIXES, read_records, record_error, require_field
 from needlework.errors import InputError
 from generators.world.articles import render_article
@@ -28,9 +29,6 @@ from generators.world.lexicon_en import LEXICON as EN_LEXICON
 from generators.world.lexicon_zh import LEXICON as ZH_LEXICON
 from generators.world.spec import WorldSpec
 from generators.world.tables import generate_world
-
-WORLD = "world"
-HUB = "hub:"
 TEXT_SUFFIX = ".txt"
 WORLD_FILLER = WorldSpec(docs=600, langs=("en", "zh"), questions=0)
 TEXT_ATTRIBUTION = {

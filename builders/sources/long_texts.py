@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from builders.hashing import file_sha256, folder_sha256
-from builders.sources.filler import HUB, TEXT_SUFFIX, WORLD_FILLER, read_filler
+from builders.sources.filler import TEXT_SUFFIX, WORLD_FILLER, read_filler
+from builders.sources.names import HUB, WORLD
 from builders.sources.records import TABLE_SUFFIXES, read_records, record_error, require_field
 from needlework.checks import is_one_of, one_of_message
 from needlework.errors import InputError
@@ -39,7 +40,6 @@ from generators.sequential_niah.spec import LANGS
 from generators.sequential_niah.texts import SourceText
 from generators.world.tables import corpus_rows, generate_world
 
-WORLD = "world"
 ID_FIELDS: tuple[str, ...] = ("md5", "text_id", "id", "doc_id")
 """Fields tried, in order, for a record's id when no ``id_field`` is given."""
 LANG_FIELD = "lang"

@@ -30,16 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from builders.sources import mbpp
+from builders.sources.names import CODE_BASES
 from builders.sources.records import read_records, record_error, require_field
 from generators.rulerv2.pools import Problem, ProblemPool
 from needlework.errors import InputError
 
-MATH_BASES = ("gsm8k", "math500")
-"""The math base tasks a multi-key NIAH build can hide instead of MMLU (``--mk-base``)."""
-CODE_BASES = ("mbpp",)
-"""The code base tasks (scored by running the problem's tests)."""
-SOLVE_BASES = (*MATH_BASES, *CODE_BASES)
-"""Every base task a multi-key NIAH build can hide instead of MMLU (``--mk-base``)."""
 HUB_REPOS = {"gsm8k": ("openai/gsm8k", "main"), "math500": ("HuggingFaceH4/MATH-500", None),
              "mbpp": (mbpp.HUB_REPO, "full")}
 """Each base task's Hub dataset and default config (``load_dataset(repo, config)``)."""

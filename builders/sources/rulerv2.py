@@ -34,10 +34,9 @@ from builders.sources.squad_musique import (
 )
 from generators.rulerv2.pools import DocQaPool, McqPool
 from generators.rulerv2.world_pools import DEFAULT_WORLD, world_pools
+from builders.sources.names import HUB, WORLD
 from needlework.errors import InputError
 
-WORLD = "world"
-HUB = "hub:"
 
 ATTRIBUTION = {
     "world": "questions and documents generated from needlework's synthetic world (Apache-2.0)",
@@ -161,11 +160,6 @@ def resolve_math(base: str, source: str) -> Resolved:
     raise InputError(source, None, None, f"no such file; a {base} source is hub:REPO or a JSONL/JSON/Parquet file of its records")
 
 
-PAPER_MCQ = "hub:cais/mmlu"
-"""``prepare_mmlu.py``: ``load_dataset("cais/mmlu", "all")``; gold from ``test``, distractors from ``auxiliary_train``."""
-PAPER_DOCQA = "hub:hotpotqa/hotpot_qa"
-"""``prepare_qa.py``: ``load_dataset("hotpotqa/hotpot_qa", "distractor")``; questions from ``validation``,
-distractors filled from every ``train`` paragraph."""
 
 
 def with_mcq_distractors(resolved: Resolved, source: str) -> Resolved:

@@ -31,6 +31,8 @@ DEFAULT_MATERIALIZE = "1M"
 """Largest scale whose serialized corpus is written as a ``contexts-<scale>`` config by default."""
 TRACKS: tuple[str, ...] = ("none", "rewrite", "atomize")
 """How a query's RefList was formed: single-source, Track 1 (rewriting), Track 2 (atomization)."""
+RETRIEVERS: tuple[str, ...] = ("bm25", "dense")
+"""The retrievers of the paper's retrieval regime (Table 3: BM25 and a dense embedder), also the build retriever's choices."""
 LABELS: tuple[str, ...] = ("conflict", "hard_negative", "false_negative")
 """Stage III outcomes (§3.3, A.1.3)."""
 

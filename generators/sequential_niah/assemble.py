@@ -40,9 +40,9 @@ from generators.pipeline import encoded_ahead
 from generators.seeding import rng_for
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.spec import (
-    BENCHMARK, LENGTH_BUCKETS, OFFICIAL_PREFIXES, OFFICIAL_SEPARATOR, OFFICIAL_SUFFIXES, PROMPT_FRAMES, LengthBucket,
+    BENCHMARK, FRAMES, LENGTH_BUCKETS, bucket_named, OFFICIAL_PREFIXES, OFFICIAL_SEPARATOR, OFFICIAL_SUFFIXES, PROMPT_FRAMES, LengthBucket,
 )
-from generators.sequential_niah.texts import LINE_BREAKS, LongText, bucket_named
+from generators.sequential_niah.texts import LINE_BREAKS, LongText
 from generators.text import sentence_ends
 from needlework.tokens import TokenCounter
 
@@ -55,10 +55,6 @@ TRIM_MARGIN = 0.02
 
 MAX_ROUNDS = 6
 """Verifying encodes per sample before giving up on fitting its bucket."""
-
-FRAMES: tuple[str, ...] = ("fixed", "official")
-"""Prompt frames: ``fixed`` (needlework's default: one frame per language, :data:`PROMPT_FRAMES`) or
-``official`` (one of the official code's 5 x 5 prefix/suffix pairs drawn per sample, :func:`official_frame`)."""
 
 OnError = Callable[[str, BudgetError], None]
 """Called with a sample id and the error when a sample cannot be built; without one, the error is raised."""

@@ -44,7 +44,7 @@ from needlework.errors import SpecError
 from generators.seeding import rng_for
 from generators.sequential_niah.prompts import judge_prompt, order_type_of
 from generators.sequential_niah.qa import SequentialQA
-from generators.sequential_niah.spec import BENCHMARK
+from generators.sequential_niah.spec import BENCHMARK, JudgeSpec
 
 GROUPS: tuple[str, ...] = ("gt", "missing", "redundant", "incorrect")
 """The paper's answer groups (Table 4), in its order."""
@@ -57,17 +57,6 @@ DISTRACTOR_SHARE = 0.5
 """Chance that an extra item is one of the question's own distractors, when it has some left."""
 
 
-@dataclass(frozen=True)
-class JudgeSpec:
-    """Sizes of the judge sets (Table 3 at full size: 6,000 train and 1,960 test candidates)."""
-
-    train_size: int = 6_000
-    test_size: int = 1_960
-
-    def __post_init__(self) -> None:
-        if self.train_size < 0 or self.test_size < 0 or self.train_size + self.test_size == 0:
-            raise SpecError(f"judge set sizes must be >= 0 and not both 0, got train={self.train_size}, "
-                            f"test={self.test_size}")
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ Under the official rules each variation is drawn on its own, as the official scr
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
@@ -74,8 +74,8 @@ from generators.sequential_niah.assemble import (
 )
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.semantic import noise_sets
-from generators.sequential_niah.spec import BENCHMARK, LENGTH_BUCKETS, LengthBucket
-from generators.sequential_niah.texts import LongText, bucket_named
+from generators.sequential_niah.spec import BENCHMARK, LENGTH_BUCKETS, LengthBucket, NoiseRules, bucket_named
+from generators.sequential_niah.texts import LongText
 from needlework.checks import require_one_of
 from needlework.errors import BudgetError, SpecError
 from needlework.tokens import TokenCounter
@@ -88,36 +88,10 @@ MIN_FAR = TINY_STEP + 1
 MAX_DISTRACTORS = 2
 OFFICIAL_TINY_REACH = 3
 """The official tiny movement's reach in periods either way (``period_positions[id-3 : id+3+1]``)."""
-TINY_RULES: tuple[str, ...] = ("two-sentences", "official")
-SIGNIFICANT_RULES: tuple[str, ...] = ("half-gap", "official")
-SEMANTIC_RULES: tuple[str, ...] = ("distractors", "generated")
 ATTEMPTS = 64
 """Draws per variation to find one unlike the original and the earlier variations."""
 
 
-@dataclass(frozen=True)
-class NoiseRules:
-    """How the noise variants are drawn: needlework's rules (the defaults) or the official ones.
-
-    Attributes:
-        tiny: :data:`TINY_RULES`: ``two-sentences`` (each needle 1-2 sentences either way) or
-            ``official`` (the boxes of 3 periods either way, :func:`official_tiny_movement`).
-        significant: :data:`SIGNIFICANT_RULES`: ``half-gap`` (each needle at least
-            :func:`far_distance`) or ``official`` (every position drawn again, :func:`official_significant_movement`).
-        semantic: :data:`SEMANTIC_RULES`: ``distractors`` (the QA's stored near misses) or
-            ``generated`` (the official kinds, :mod:`generators.sequential_niah.semantic`).
-        frames: ``fixed`` or ``official``: the frame the original rows were built with, kept by their variants.
-    """
-
-    tiny: str = "two-sentences"
-    significant: str = "half-gap"
-    semantic: str = "distractors"
-    frames: str = "fixed"
-
-    def __post_init__(self) -> None:
-        for name, allowed in (("tiny", TINY_RULES), ("significant", SIGNIFICANT_RULES), ("semantic", SEMANTIC_RULES),
-                              ("frames", ("fixed", "official"))):
-            require_one_of(f"{name} noise rule", getattr(self, name), allowed)
 
 
 def official_tiny_boxes(positions: np.ndarray, n: int) -> list[list[int]]:

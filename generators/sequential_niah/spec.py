@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Literal, get_args
 
-from needlework.checks import require_one_of
+from needlework.checks import one_of_message, require_one_of
 from needlework.errors import SpecError
 
 BENCHMARK = "sequential-niah"
@@ -110,3 +111,61 @@ def check_question_counts(lang: str, count: object, min_needles: int, max_needle
         raise SpecError(f"count must be a non-negative integer, got {count!r}")
     if not 2 <= min_needles <= max_needles:
         raise SpecError(f"need 2 <= min_needles <= max_needles, got {min_needles} and {max_needles}")
+
+
+def bucket_named(name: str, buckets: Sequence[LengthBucket] = LENGTH_BUCKETS) -> LengthBucket:
+    """The bucket called ``name``.
+
+    Raises:
+        SpecError: No bucket has that name.
+    """
+    for bucket in buckets:
+        if bucket.name == name:
+            return bucket
+    raise SpecError(one_of_message("length bucket", name, [b.name for b in buckets]))
+
+
+FRAMES: tuple[str, ...] = ("fixed", "official")
+"""Prompt frames: ``fixed`` (needlework's default: one frame per language, :data:`PROMPT_FRAMES`) or
+``official`` (one of the official code's 5 x 5 prefix/suffix pairs drawn per sample, :func:`generators.sequential_niah.assemble.official_frame`)."""
+TINY_RULES: tuple[str, ...] = ("two-sentences", "official")
+SIGNIFICANT_RULES: tuple[str, ...] = ("half-gap", "official")
+SEMANTIC_RULES: tuple[str, ...] = ("distractors", "generated")
+
+
+@dataclass(frozen=True)
+class NoiseRules:
+    """How the noise variants are drawn: needlework's rules (the defaults) or the official ones.
+
+    Attributes:
+        tiny: :data:`TINY_RULES`: ``two-sentences`` (each needle 1-2 sentences either way) or
+            ``official`` (the boxes of 3 periods either way, :func:`generators.sequential_niah.noise.official_tiny_movement`).
+        significant: :data:`SIGNIFICANT_RULES`: ``half-gap`` (each needle at least
+            :func:`generators.sequential_niah.noise.far_distance`) or ``official`` (every position drawn again, :func:`generators.sequential_niah.noise.official_significant_movement`).
+        semantic: :data:`SEMANTIC_RULES`: ``distractors`` (the QA's stored near misses) or
+            ``generated`` (the official kinds, :mod:`generators.sequential_niah.semantic`).
+        frames: ``fixed`` or ``official``: the frame the original rows were built with, kept by their variants.
+    """
+
+    tiny: str = "two-sentences"
+    significant: str = "half-gap"
+    semantic: str = "distractors"
+    frames: str = "fixed"
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("tiny", TINY_RULES), ("significant", SIGNIFICANT_RULES), ("semantic", SEMANTIC_RULES),
+                              ("frames", FRAMES)):
+            require_one_of(f"{name} noise rule", getattr(self, name), allowed)
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """Sizes of the judge sets (Table 3 at full size: 6,000 train and 1,960 test candidates)."""
+
+    train_size: int = 6_000
+    test_size: int = 1_960
+
+    def __post_init__(self) -> None:
+        if self.train_size < 0 or self.test_size < 0 or self.train_size + self.test_size == 0:
+            raise SpecError(f"judge set sizes must be >= 0 and not both 0, got train={self.train_size}, "
+                            f"test={self.test_size}")

@@ -26,9 +26,9 @@ from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
-from needlework.checks import one_of_message, require_one_of
+from needlework.checks import require_one_of
 from needlework.errors import SpecError
-from generators.sequential_niah.spec import LANGS, LENGTH_BUCKETS, PAPER_BUCKETS, LengthBucket
+from generators.sequential_niah.spec import LANGS, PAPER_BUCKETS, LengthBucket, bucket_named
 from generators.text import sentence_ends
 from needlework.tokens import TokenCounter
 
@@ -124,16 +124,6 @@ def bucket_of(n_tokens: int, buckets: Sequence[LengthBucket] = PAPER_BUCKETS) ->
     return None
 
 
-def bucket_named(name: str, buckets: Sequence[LengthBucket] = LENGTH_BUCKETS) -> LengthBucket:
-    """The bucket called ``name``.
-
-    Raises:
-        SpecError: No bucket has that name.
-    """
-    for bucket in buckets:
-        if bucket.name == name:
-            return bucket
-    raise SpecError(one_of_message("length bucket", name, [b.name for b in buckets]))
 
 
 def bucket_texts(

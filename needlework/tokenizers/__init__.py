@@ -8,12 +8,12 @@ tiktoken) or ``hf:PATH_OR_HUB_ID`` for any Hugging Face ``tokenizer.json``.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from needlework.errors import TokenizerError
-from needlework.tokens import TokenCounter
-from needlework.tokenizers.hf_counter import HFTokenizerCounter, download_tokenizer_json, resolve_hf_target
-from needlework.tokenizers.named import NAMED_ENCODINGS, describe_names, load_named, named_entry
-from needlework.tokenizers.tiktoken_counter import TiktokenCounter
+
+if TYPE_CHECKING:
+    from needlework.tokens import TokenCounter
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -26,6 +26,18 @@ __all__ = [
 
 DEFAULT_TOKENIZER = "qwen2.5"
 
+# The counters' modules import tiktoken, tokenizers and numpy; they are loaded on first use, so that a
+# command line reading DEFAULT_TOKENIZER for its --help does not pay for them.
+_LAZY = {"HFTokenizerCounter": "needlework.tokenizers.hf_counter", "TiktokenCounter": "needlework.tokenizers.tiktoken_counter"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 def available_tokenizers() -> list[str]:
     """Return the canonical names of the named tokenizers, sorted.
@@ -33,6 +45,8 @@ def available_tokenizers() -> list[str]:
     The list comes from the registry table, so it cannot drift from what ``load_tokenizer``
     accepts; loading one may still fail when none of its vocabulary files is installed.
     """
+    from needlework.tokenizers.named import NAMED_ENCODINGS
+
     return sorted(entry.name for entry in NAMED_ENCODINGS)
 
 
@@ -51,6 +65,9 @@ def canonical_spec(spec: str) -> str:
     Raises:
         TokenizerError: The spec is unknown, or names a local path that does not exist.
     """
+    from needlework.tokenizers.hf_counter import resolve_hf_target
+    from needlework.tokenizers.named import describe_names, named_entry
+
     if spec.startswith("hf:") and spec[3:]:
         return resolve_hf_target(spec[3:])[0]
     entry = named_entry(spec)
@@ -79,6 +96,9 @@ def load_tokenizer(spec: str = DEFAULT_TOKENIZER) -> TokenCounter:
 
 @lru_cache(maxsize=16)
 def _load_canonical(canonical: str) -> TokenCounter:
+    from needlework.tokenizers.hf_counter import HFTokenizerCounter, download_tokenizer_json, resolve_hf_target
+    from needlework.tokenizers.named import load_named, named_entry
+
     if not canonical.startswith("hf:"):
         return load_named(named_entry(canonical))
     target = canonical[3:]

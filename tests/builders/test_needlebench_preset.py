@@ -21,7 +21,8 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from builders.needlebench import PRESETS, NeedleBenchBuild, build, expected_rows
+from builders.needlebench import NeedleBenchBuild, build, expected_rows
+from builders.specs.needlebench import PRESETS
 from generators.needlebench.spec import (
     DEFAULT_LENGTHS,
     LENGTH_PRESETS,

@@ -13,16 +13,17 @@ import pytest
 
 from builders.cli import build, build_command
 from builders.options import click_options, option, parse_floats, parse_ints, reproducing_command, spec_from_options, spec_options
-from builders.registry import BUILDERS, builder_named
+from builders.registry import REGISTERED, all_builders, builder_named, registered
 from needlework.errors import SpecError
 
+BUILDERS = all_builders()
 IDS = [b.id for b in BUILDERS]
 
 
 def parsed_spec(builder, command: str):
     """The spec the generated click command builds from ``command``'s arguments (nothing is built)."""
     args = command.split()[3:]
-    context = build_command(builder).make_context(builder.id, ["--out", "unused", *args])
+    context = build_command(registered(builder.id)).make_context(builder.id, ["--out", "unused", *args])
     values = {k: v for k, v in context.params.items() if k not in ("out", "quiet")}
     return spec_from_options(builder.spec, values)
 
@@ -37,8 +38,14 @@ def test_registry_ids_are_the_generator_ids_and_distinct():
 
     assert IDS == [RULERV2, NEEDLEBENCH, WORLD, HAYSTACKCRAFT, SEQUENTIAL_NIAH, EMBS]
     assert sorted(build.commands) == sorted([*IDS, "demo"])
-    with pytest.raises(SpecError, match="rulerv2, needlebench, world, haystackcraft, sequential-niah, embs"):
+    with pytest.raises(SpecError, match="builder must be one of 'rulerv2', 'needlebench', 'world', 'haystackcraft', 'sequential-niah', 'embs'"):
         builder_named("ruler")
+
+
+def test_each_registered_spec_is_its_builders():
+    """The command line reads options from the registry's spec without importing the builder: they must be one."""
+    assert [(r.id, r.spec) for r in REGISTERED] == [(b.id, b.spec) for b in BUILDERS]
+    assert [r.module for r in REGISTERED] == [b.build.__module__ for b in BUILDERS]
 
 
 @pytest.mark.parametrize("builder", BUILDERS, ids=IDS)

@@ -16,11 +16,11 @@ import pytest
 
 from builders.haystackcraft import HaystackCraftBuild
 from builders.retrieval.cache import RetrievalCache
-from builders.retrieval.dense import (
+from builders.retrieval.dense import DenseRetriever
+from builders.retrieval.query_prompts import (
     PAPER_QUERY_INSTRUCTION,
     PAPER_QUERY_PROMPT,
     QWEN3_EMBEDDING,
-    DenseRetriever,
     is_instruction_model,
     query_prompt_for,
 )

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from builders.cli import main
 from builders.rulerv2 import EVAL_GENERATION, RulerV2Build, build
 from builders.sources.mmlu import read_mcq_distractors, read_mcq_distractors_hub
-from builders.sources.rulerv2 import PAPER_DOCQA, PAPER_MCQ
+from builders.sources.names import PAPER_DOCQA, PAPER_MCQ
 from generators.rulerv2.spec import DEFAULT_RESERVES, PAPER_LENGTHS
 from needlework.errors import InputError, SpecError
 

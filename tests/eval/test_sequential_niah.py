@@ -38,7 +38,8 @@ from eval.rubric import LlmJudge
 from eval.runner import RunSpec, run
 from eval.scored import ScoredSample
 from eval.task import TaskOptions
-from generators.sequential_niah.judge import GROUPS, JudgeSpec, build_judge_sets
+from generators.sequential_niah.judge import GROUPS, build_judge_sets
+from generators.sequential_niah.spec import JudgeSpec
 from generators.sequential_niah.prompts import parse_eval_label, parse_judge_json
 from needlework.errors import SpecError
 from tests.support.releases import write_test_release
