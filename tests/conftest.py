@@ -1,14 +1,21 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules.
+
+The suite runs in parallel (pytest-xdist, one worker per core; ``addopts`` in ``pyproject.toml``). Each
+worker has its own temporary folders; what is worth building once per run (the demo releases, the
+retrieval cache) lives in a folder all workers of the run share (:func:`run_folder`), built by the first
+worker that needs it under a file lock.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from filelock import FileLock
 
 from builders.cli import main as needlework_main
 from builders.sources.icews import TemporalGraph, read_icews
@@ -33,6 +40,30 @@ def _missing(reason: str) -> None:
     if os.environ.get(REQUIRE_VARIABLE):
         pytest.fail(f"{reason} ({REQUIRE_VARIABLE} is set)")
     pytest.skip(reason)
+
+
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every worker of this test run shares (its own base temp folder when not under xdist).
+
+    Under xdist each worker's base temp folder is ``<run>/popen-gwN``; their parent belongs to the run, and
+    pytest removes it with the run's other temporary folders.
+    """
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_retrieval_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The retrieval cache (``$NEEDLEWORK_CACHE``) of this run, shared by its workers, never the user's.
+
+    Indexes and embeddings one test builds are reused by the others, as before the suite ran in
+    parallel; the cache's writes are atomic, so two workers storing the same entry is safe.
+    """
+    folder = run_folder(tmp_path_factory) / "needlework-cache"
+    patch = pytest.MonkeyPatch()
+    patch.setenv("NEEDLEWORK_CACHE", str(folder))
+    yield folder
+    patch.undo()
 
 
 @pytest.fixture(scope="session")
@@ -88,9 +119,14 @@ class Demo:
 
 @pytest.fixture(scope="session")
 def demo(tmp_path_factory) -> Demo:
-    """Every registered builder's demo release, built once per session by ``needlework build demo``
-    (the builder tests check it; the eval tests run on it, as a new user would)."""
-    out = tmp_path_factory.mktemp("demo")
-    result = CliRunner().invoke(needlework_main, ["build", "demo", "--out", str(out), "--quiet"])
-    assert result.exit_code == 0, result.output
-    return Demo(out, result.output)
+    """Every registered builder's demo release, built once per test run by ``needlework build demo``
+    (the builder tests check it; the eval tests run on it, as a new user would). Tests read it and never
+    change it: all workers share it."""
+    root = run_folder(tmp_path_factory)
+    out, printed = root / "demo", root / "demo-output.txt"
+    with FileLock(str(root / "demo.lock")):
+        if not printed.is_file():
+            result = CliRunner().invoke(needlework_main, ["build", "demo", "--out", str(out), "--quiet"])
+            assert result.exit_code == 0, result.output
+            printed.write_text(result.output, encoding="utf-8")
+    return Demo(out, printed.read_text(encoding="utf-8"))
