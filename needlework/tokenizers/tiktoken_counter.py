@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 import base64
 import binascii
 import hashlib
@@ -87,8 +88,15 @@ def _owned_encoding(name: str, pattern: str, ranks: dict[bytes, int]) -> tiktoke
     return encoding
 
 
+_C_UINT32 = array.array("I").itemsize == 4
+"""Whether C's unsigned int is 32 bits here (it is on every platform numpy supports; checked, not assumed)."""
+
+
 def _id_array(ids: list[int]) -> np.ndarray:
-    """Token ids as a uint32 array (``fromiter`` with a known count: ~20% faster than ``np.array``)."""
+    """Token ids as a uint32 array, through ``array.array`` (C unsigned ints): 1.6 ms for 125K ids against 5.2 ms
+    for ``np.fromiter`` with a known count, which was itself ~20% faster than ``np.array``."""
+    if _C_UINT32:
+        return np.frombuffer(array.array("I", ids), dtype=np.uint32)
     return np.fromiter(ids, dtype=np.uint32, count=len(ids))
 
 
