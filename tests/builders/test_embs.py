@@ -1,4 +1,9 @@
-"""EMB-S built on the synthetic world: the build checks of spec §9 (1-4, 6, 10) on a small release."""
+"""EMB-S built on the synthetic world: the build checks of spec §9 (1-4, 6, 10) on a small release.
+
+The release checks read the EMB-S demo release (``demo.folder / "embs"``, built once per test run by the
+session ``demo`` fixture and never changed here); determinism (check 1) is checked on a small 4K-base
+ladder built three times, and the query oracle (check 4) on a small world composed once.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,8 @@ import numpy as np
 import pytest
 
 from builders import embs_world
-from builders.embs import EmbsBuild, build, context_config
+from builders.embs import EmbsBuild, build, context_config, demo_spec
+from builders.options import reproducing_command
 from builders.retrieval.ladder import Bank, rank_corpus, rank_ladder, retrieval_rows
 from builders.embs_world import compose_queries, grow
 from builders.retrieval.dense import DenseRetriever
@@ -29,13 +35,15 @@ from generators.world.model import Fact
 from generators.world.solver import FactSolver
 from needlework.errors import SpecError
 
-SPEC = EmbsBuild(entities=1_600, queries_per_domain=4, retrievers=("bm25",), materialize="512K")
+SPEC = demo_spec(0, "qwen2.5")
+"""The release the checks read: the demo's (2,000 entities, 4 queries per domain, BM25, contexts up to 512K)."""
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory, qwen) -> Path:
-    out = tmp_path_factory.mktemp("embs") / "embs"
-    build(SPEC, out, tokens=qwen, progress=False)
+def release(demo) -> Path:
+    """The EMB-S demo release, built once per test run and shared by every worker: read, never changed."""
+    out = demo.folder / "embs"
+    assert json.loads((out / "manifest.json").read_text())["build"]["command"] == reproducing_command("embs", SPEC)
     return out
 
 
@@ -57,16 +65,6 @@ def test_every_config_loads_and_validates(release: Path) -> None:
     for config in expected:
         assert load(release, config).num_rows == manifest["configs"][config]["splits"]["test"]["rows"] > 0
     assert validate_release(release) == []
-
-
-def test_same_seed_same_hashes_other_seed_other_rows(release: Path, tmp_path: Path, qwen) -> None:
-    """Check 1: the same seed gives identical content hashes; seed + 1 other ladder doc ids and query order."""
-    again, other = tmp_path / "again", tmp_path / "other"
-    build(SPEC, again, tokens=qwen, progress=False)
-    build(EmbsBuild(**{**vars(SPEC), "seed": 1}), other, tokens=qwen, progress=False)
-    assert hashes(again) == hashes(release)
-    assert load(other, "ladder")["doc_ids"] != load(release, "ladder")["doc_ids"]
-    assert load(other, "queries")["qid"] != load(release, "queries")["qid"]
 
 
 def test_queries_fill_every_domain_and_track(release: Path) -> None:
@@ -119,16 +117,38 @@ def test_contexts_fit_and_are_maximal(release: Path, qwen) -> None:
             assert row["input"].startswith(f"[DocID={corpus['doc_ids'][0]}]\n")
 
 
-SMALL = EmbsBuild(entities=150, queries_per_domain=2, domains=("medical", "history"), base_scale="4K", retrievers=("bm25",),
-                  materialize="32K")
-"""A base of 4K (OURS): the smallest corpora fit a short-window model (SmolLM2-135M reads 8,192 tokens)."""
+SMALL = EmbsBuild(entities=300, queries_per_domain=2, base_scale="4K", retrievers=("bm25",), materialize="32K")
+"""A base of 4K (OURS): the smallest corpora fit a short-window model (SmolLM2-135M reads 8,192 tokens).
+
+All eight domains, so the mixed 8K and 16K tiers and the shared 32K differ from each other; 300 entities
+is about the least whose 4K corpora hold two queries' gold documents in every domain (seeds 0 and 1)."""
 
 
-def test_small_base_scale_builds_a_valid_nested_ladder(tmp_path: Path, qwen) -> None:
+@pytest.fixture(scope="module")
+def small(tmp_path_factory, qwen) -> Path:
+    out = tmp_path_factory.mktemp("embs-small") / "small"
+    build(SMALL, out, tokens=qwen, progress=False)
+    return out
+
+
+def test_same_seed_same_hashes_other_seed_other_rows(small: Path, tmp_path: Path, qwen) -> None:
+    """Check 1: the same seed gives identical content hashes; seed + 1 other ladder doc ids and query order.
+
+    On the 4K-base ladder (every config of a release, contexts to 32K), whose scales are distinct corpora."""
+    by = {(r["scale"], r["domain"]): frozenset(r["doc_ids"]) for r in load(small, "ladder")}
+    assert all(len({by[("4K", d)], by[("8K", d)], by[("16K", d)], by[("32K", "all")]}) == 4 for d in SMALL.domains)
+    again, other = tmp_path / "again", tmp_path / "other"
+    build(SMALL, again, tokens=qwen, progress=False)
+    build(EmbsBuild(**{**vars(SMALL), "seed": 1}), other, tokens=qwen, progress=False)
+    assert hashes(again) == hashes(small)
+    assert load(other, "ladder")["doc_ids"] != load(small, "ladder")["doc_ids"]
+    assert load(other, "queries")["qid"] != load(small, "queries")["qid"]
+
+
+def test_small_base_scale_builds_a_valid_nested_ladder(small: Path, qwen) -> None:
     """With base 4K the domain tiers are 4K, 8K, 16K, the shared 32K is the union of the 4K corpora, gold is in
     the 4K corpora, the chain nests, every serialized corpus fits its budget, and the release validates."""
-    out = tmp_path / "small"
-    build(SMALL, out, tokens=qwen, progress=False)
+    out = small
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["build"]["args"]["base_scale"] == "4K" and "--base-scale 4K" in manifest["build"]["command"]
     assert {"contexts-4K", "contexts-8K", "contexts-16K", "contexts-32K"} <= set(manifest["configs"])
@@ -163,11 +183,16 @@ def _instructions(q: dict) -> tuple[str, str]:
     return instructions(q["query"])
 
 
+WORLD = EmbsBuild(entities=300, twin_fraction=0.2, queries_per_domain=4, retrievers=("bm25",))
+"""Check 4's world, composed once: every domain's 4 queries (single, Track 1 rewrites, Track 2 atomized
+entities) from 300 entities; a larger twin share than the default 5% so a world this small has twins."""
+
+
 @pytest.fixture(scope="module")
 def composed(qwen):
-    world = grow(SPEC.entities, SPEC.twin_fraction, SPEC.seed)
-    spec = SPEC.query_spec()
-    return world, *compose_queries(world, spec, "bm25", lambda t, x: Bank(t, x), SPEC.seed, qwen, False)
+    world = grow(WORLD.entities, WORLD.twin_fraction, WORLD.seed)
+    spec = WORLD.query_spec()
+    return world, *compose_queries(world, spec, "bm25", lambda t, x: Bank(t, x), WORLD.seed, qwen, False)
 
 
 def test_oracle_guarantees(composed) -> None:
@@ -175,10 +200,11 @@ def test_oracle_guarantees(composed) -> None:
     world, wbank, bank, queries, collisions, stages = composed
     solver = FactSolver(world.facts())
     langs = wbank.langs
-    spec = SPEC.query_spec()
-    orders = {d: candidate_order(world, d, SPEC.seed) for d in spec.domains}
-    atoms, atomized = plan_atomization(world, solver, langs, orders, spec.quotas(), SPEC.seed)
+    spec = WORLD.query_spec()
+    orders = {d: candidate_order(world, d, WORLD.seed) for d in spec.domains}
+    atoms, atomized = plan_atomization(world, solver, langs, orders, spec.quotas(), WORLD.seed)
     assert atomized.keys() == {e.entity for e in wbank.entries if e.pieces}
+    assert {q["track"] for q in queries} == {"none", "rewrite", "atomize"}  # the small world has every kind
     by_key = {f"embs/{q.key}": q for q in atoms}
     for q in queries:
         if q["track"] != "atomize":
@@ -200,12 +226,12 @@ def test_oracle_guarantees(composed) -> None:
     assert stages.conflicts == 0
 
 
-def test_injected_conflict_drops_its_query(qwen, monkeypatch) -> None:
+def test_injected_conflict_drops_its_query(composed, qwen, monkeypatch) -> None:
     """Check 4: a document stating a required (subject, relation) with another object drops the query."""
-    world = grow(SPEC.entities, SPEC.twin_fraction, SPEC.seed)
+    world, _, _, clean, _, _ = composed  # the clean composition of this world and query spec
     spec = QuerySpec(per_domain=4)
+    assert spec == WORLD.query_spec()
     bank_of = lambda t, x: Bank(t, x)
-    *_, clean, _, _ = compose_queries(world, spec, "bm25", bank_of, SPEC.seed, qwen, False)
     victim = clean[0]
     real = embs_world.stated_facts
 
@@ -216,7 +242,7 @@ def test_injected_conflict_drops_its_query(qwen, monkeypatch) -> None:
         return facts + [Fact(victim["entity_id"], r.relation, -1, r.time) for r in world_.facts_of[victim["entity_id"]][:3]]
 
     monkeypatch.setattr(embs_world, "stated_facts", poisoned)
-    *_, queries, _, stages = compose_queries(world, spec, "bm25", bank_of, SPEC.seed, qwen, False)
+    *_, queries, _, stages = compose_queries(world, spec, "bm25", bank_of, WORLD.seed, qwen, False)
     assert victim["qid"] not in {q["qid"] for q in queries} and stages.conflicts >= 1
 
 

@@ -24,7 +24,9 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
+from builders.options import reproducing_command
 from builders.sequential_niah import SequentialNiahBuild, build, demo_spec, read_questions
+from builders.sources.names import WORLD
 from builders.validate import validate_release
 from generators.sequential_niah.assemble import official_frame
 from generators.sequential_niah.logical import LogicalSpec
@@ -461,8 +463,10 @@ def test_building_twice_gives_identical_content(built, spec, tmp_path_factory):
 
 
 def test_zero_noise_samples_and_judge_candidates_build_no_such_configs(spec, tmp_path):
-    """--noise-samples 0 and --judge-train 0 ask for no rows: the configs are left out, not declared empty."""
-    report = build(replace(spec, noise_samples=0, judge_train=0), tmp_path / "sequential-niah", progress=False)
+    """--noise-samples 0 and --judge-train 0 ask for no rows: the configs are left out, not declared empty.
+    (A small build: 12 samples, the world's temporal events instead of ICEWS, which take seconds to read.)"""
+    report = build(replace(spec, tkg=WORLD, size=12, noise_samples=0, judge_train=0), tmp_path / "sequential-niah",
+                   progress=False)
     configs = set(json.loads((report.out / "manifest.json").read_text(encoding="utf-8"))["configs"])
     assert configs == {"default", "texts", "judge-test"}
     assert validate_release(report.out) == []
@@ -478,7 +482,7 @@ def test_a_missing_logical_source_raises_and_writes_nothing(spec, tmp_path):
     before = set(tmp_path.iterdir())
     missing = tmp_path / "absent.jsonl"
     with pytest.raises(InputError, match=re.escape(str(missing)) + ".*not found"):
-        build(replace(spec, logical=str(missing)), out, progress=False)
+        build(replace(spec, tkg=WORLD, logical=str(missing)), out, progress=False)  # the world's events: no ICEWS to read
     assert not out.exists()
     _left_clean(out, before)
 
@@ -493,7 +497,8 @@ def test_texts_too_short_for_every_bucket_raise_and_leave_the_previous_release(s
     (out / "manifest.json").write_text("{\"previous\": true}", encoding="utf-8")
     before = set(tmp_path.iterdir())
     with pytest.raises(SpecError, match="no en long text of short reaches the buckets 8k-16k, 16k-32k"):
-        build(replace(spec, texts_en=str(short)), out, progress=False)  # zh has texts: en must not be dropped
+        # zh has texts: en must not be dropped (the world's events: no ICEWS to read before the texts)
+        build(replace(spec, tkg=WORLD, texts_en=str(short)), out, progress=False)
     assert [p.name for p in out.iterdir()] == ["manifest.json"]
     assert (out / "manifest.json").read_text(encoding="utf-8") == "{\"previous\": true}"
     _left_clean(out, before)
@@ -516,11 +521,13 @@ def _rows(folder: Path, config: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def demo_size(tmp_path_factory):
-    """The demo's Sequential-NIAH build (world needles and world long texts), built alone."""
+def demo_size(demo):
+    """The demo's Sequential-NIAH build (world needles and world long texts): the demo release itself, built
+    once per test run by the session ``demo`` fixture (read, never changed)."""
     spec = demo_spec(0, "qwen2.5")
-    out = tmp_path_factory.mktemp("demo-size") / "sequential-niah"
-    build(spec, out, progress=False)
+    out = demo.folder / "sequential-niah"
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["build"]["command"] == reproducing_command("sequential-niah", spec)  # built from this spec
     return spec, out
 
 

@@ -40,8 +40,10 @@ from tests.support.scripted import ScriptedBackend
 REPO = Path(__file__).resolve().parents[2]
 SMALL = EmbsBuild(entities=150, queries_per_domain=2, domains=("medical", "history"), base_scale="4K",
                   retrievers=("bm25",), materialize="max")
-WINDOW = EmbsBuild(entities=700, queries_per_domain=2, domains=("medical", "history"), retrievers=(),
+WINDOW = EmbsBuild(entities=300, queries_per_domain=2, domains=("medical", "history"), retrievers=(),
                    materialize="256K", max_scale="1M")
+"""The window rule's release: 300 entities fill a 64K history corpus, and the 128K and 256K corpora (both
+domains' 64K corpora, about 83K tokens) are over a 65,536-token window (250 entities is about the least)."""
 MODEL = "stub-model"
 
 
