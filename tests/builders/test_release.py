@@ -65,25 +65,43 @@ def release(built, tmp_path) -> Path:
     return copy
 
 
-def load_in_subprocess(folder: Path, configs, tmp_path: Path) -> dict:
-    """``datasets.load_dataset(folder, config, split="test")`` offline, in a fresh interpreter."""
+def load_in_subprocess(releases: dict[str, tuple[Path, tuple[str, ...]]], tmp_path: Path) -> dict:
+    """``datasets.load_dataset(folder, config, split="test")`` offline, in one fresh interpreter, for each
+    ``name -> (folder, configs)``; returns ``name -> config -> what was read`` (one interpreter start, the
+    cost of these tests, for every release the module loads)."""
     script = (
         "import json, sys, datasets\n"
         "out = {}\n"
-        "for config in sys.argv[2:]:\n"
-        "    ds = datasets.load_dataset(sys.argv[1], config, split='test')\n"
-        "    rows = ds.to_list()\n"
-        "    out[config] = {'rows': ds.num_rows, 'ids': [r['id'] for r in rows],\n"
-        "                   'answers': [r['answers'] for r in rows], 'n_tokens': [r['n_tokens'] for r in rows],\n"
-        "                   'needles0': rows[0]['needles'], 'columns': ds.column_names}\n"
+        "for name, folder, configs in json.loads(sys.argv[1]):\n"
+        "    out[name] = {}\n"
+        "    for config in configs:\n"
+        "        ds = datasets.load_dataset(folder, config, split='test')\n"
+        "        rows = ds.to_list()\n"
+        "        out[name][config] = {'rows': ds.num_rows, 'ids': [r['id'] for r in rows],\n"
+        "                             'answers': [r['answers'] for r in rows], 'n_tokens': [r['n_tokens'] for r in rows],\n"
+        "                             'needles0': rows[0]['needles'], 'columns': ds.column_names}\n"
         "print(json.dumps(out))\n"
     )
+    request = json.dumps([[name, str(folder), list(configs)] for name, (folder, configs) in releases.items()])
     env = child_env(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_HOME=str(tmp_path / "hf-home"))
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(folder), *configs], env=env, capture_output=True, text=True, timeout=300
-    )
+    done = subprocess.run([sys.executable, "-c", script, request], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def sharded(rows, tmp_path_factory) -> Path:
+    """The five rows written with one-byte row groups and shards: five shards."""
+    out = tmp_path_factory.mktemp("sharded") / "sharded"
+    write_release(out, rows, row_group_bytes=1, shard_bytes=1)
+    return out
+
+
+@pytest.fixture(scope="module")
+def loaded(built, sharded, tmp_path_factory) -> dict:
+    """The real build's configs and the sharded release, read by ``datasets`` in one subprocess."""
+    return load_in_subprocess({"built": (built, CONFIGS), "sharded": (sharded, ("mk_niah_basic",))},
+                              tmp_path_factory.mktemp("load"))
 
 
 # --- A real build ------------------------------------------------------------------------------
@@ -106,8 +124,8 @@ def test_build_writes_a_valid_release(built):
     assert not leftovers(built.parent, built.name)
 
 
-def test_load_dataset_reads_every_config_offline(built, tmp_path):
-    loaded = load_in_subprocess(built, CONFIGS, tmp_path)
+def test_load_dataset_reads_every_config_offline(built, loaded):
+    loaded = loaded["built"]
     for config in CONFIGS:
         table = pq.read_table(built / config / SHARD).to_pylist()
         got = loaded[config]
@@ -227,16 +245,15 @@ def write_release(out: Path, rows: list[dict], **sizes) -> None:
             writer.write("mk_niah_basic", "test", row)
 
 
-def test_small_shard_bytes_give_several_shards(rows, tmp_path):
-    out = tmp_path / "sharded"
-    write_release(out, rows, row_group_bytes=1, shard_bytes=1)
+def test_small_shard_bytes_give_several_shards(rows, sharded, loaded):
+    out = sharded
     names = sorted(p.name for p in (out / "mk_niah_basic").iterdir())
     assert names == [shard_name("test", i, 5) for i in range(5)]
     assert names[0] == "test-00000-of-00005.parquet"
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["configs"]["mk_niah_basic"]["splits"]["test"]["files"] == [f"mk_niah_basic/{n}" for n in names]
     assert validate_release(out) == []
-    loaded = load_in_subprocess(out, ["mk_niah_basic"], tmp_path)["mk_niah_basic"]
+    loaded = loaded["sharded"]["mk_niah_basic"]
     assert loaded["rows"] == 5
     assert loaded["ids"] == [r["id"] for r in rows]
 
@@ -355,11 +372,12 @@ def test_folder_with_foreign_manifest_is_refused(rows, tmp_path):
 
 def _kill_build_mid_way(target: Path) -> None:
     """Start a CLI build of ``target``, SIGKILL it once a shard part exists in its hidden folder."""
-    # 100 samples at 16K and 32K pass the 8 MB row group of mk_niah_basic well before the end, so
-    # a shard part exists while rows are still being generated.
+    # 100 samples of mk_niah_basic at 256K tokens (about 1 MB a row) pass the 8 MB row group after about
+    # 8 rows, so a shard part exists while rows are still being generated; mk_niah_basic alone needs no
+    # world pools, so the build reaches that point soon after its interpreter starts.
     command = [
-        sys.executable, "-m", "builders", "build", "rulerv2", "--out", str(target),
-        "--lengths", "16384,32768", "--samples", "100", "--quiet",
+        sys.executable, "-m", "builders", "build", "rulerv2", "--out", str(target), "--tasks", "mk_niah_basic",
+        "--lengths", "262144", "--samples", "100", "--quiet",
     ]
     proc = subprocess.Popen(command, env=child_env(), cwd=target.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -378,15 +396,12 @@ def _kill_build_mid_way(target: Path) -> None:
     assert proc.returncode == -signal.SIGKILL
 
 
-def test_killed_build_leaves_no_release(tmp_path):
+def test_killed_build_leaves_no_release_and_the_next_build_removes_its_leftovers(tmp_path, rows):
+    """A build killed with no previous release leaves no release; the next build of the same target
+    removes the hidden folder it left (one kill serves both checks)."""
     target = tmp_path / "T"
     _kill_build_mid_way(target)
     assert not target.exists()
-
-
-def test_next_build_removes_what_a_killed_build_left(tmp_path, rows):
-    target = tmp_path / "T"
-    _kill_build_mid_way(target)
     assert leftovers(tmp_path, "T"), "the killed build should have left its hidden partial folder"
     write_release(target, rows)
     assert leftovers(tmp_path, "T") == []
@@ -418,16 +433,27 @@ def test_killed_build_leaves_previous_release(tmp_path, built):
 # --- Determinism across processes --------------------------------------------------------------
 
 
-def test_builds_are_identical_across_processes(tmp_path):
-    runs = {"hash1-seed1": ("1", "1"), "hash2-seed1": ("2", "1"), "hash1-seed2": ("1", "2")}
+def test_builds_are_identical_across_processes(tmp_path, qwen):
+    """Two CLI builds of seed 1 under other hash seeds write the same content, manifest and card; the
+    same build at seed 2 (built in this process while they run: which process builds it does not matter
+    to this comparison) differs in every config and split."""
+    runs = {"hash1-seed1": ("1", "1"), "hash2-seed1": ("2", "1")}
     procs = {
         name: subprocess.Popen(
             [sys.executable, "-m", "builders", "build", "rulerv2", "--out", str(tmp_path / name),
-             "--lengths", "4096,8192", "--samples", "2", "--golden", "--seed", seed, "--quiet"],
+             "--lengths", "4096", "--samples", "2", "--golden", "--seed", seed, "--quiet"],
             env=child_env(PYTHONHASHSEED=hash_seed), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         for name, (hash_seed, seed) in runs.items()
     }
+    try:
+        build(RulerV2Build(lengths=(4096,), samples=2, golden=True, seed=2), tmp_path / "seed2", tokens=qwen,
+              progress=False)
+    except BaseException:
+        for proc in procs.values():
+            proc.kill()
+            proc.wait()
+        raise
     for name, proc in procs.items():
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err.decode()[-2000:]
@@ -440,6 +466,6 @@ def test_builds_are_identical_across_processes(tmp_path):
     # No clock or process state leaks into the manifest or the card.
     for file in ("manifest.json", "README.md"):
         assert (tmp_path / "hash1-seed1" / file).read_bytes() == (tmp_path / "hash2-seed1" / file).read_bytes()
-    other = content("hash1-seed2")
+    other = content("seed2")
     assert sorted(other) == sorted(f"{c}/{split}" for c in TASKS for split in ("golden", "test"))
     assert all(other[c] != content("hash1-seed1")[c] for c in other)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -26,7 +27,10 @@ from generators.needlebench.spec import SparseSpec
 from generators.seeding import rng_for
 from generators.text import split_sentences
 
-LENGTHS = (4000, 8000, 32000)
+LENGTHS = (4000, 8000, 16000)
+"""Three lengths (with 11 depths and 2 repeats, 66 S-RT and 66 M-RT rows a language). At 16,000 tokens some
+English rows of every task and some Chinese M-RS rows already read past the end of the filler and wrap
+around, as at 32,000; no property checked here depends on the length otherwise."""
 DEPTHS = tuple(float(d) for d in range(0, 101, 10))
 MRS_DEPTHS = (0.0, 20.0, 50.0, 80.0, 100.0)
 REPEATS = 2
@@ -107,6 +111,25 @@ def world_fillers(cl100k):
 
 
 _ROWS: dict = {}
+_ENCODED: dict = {}
+
+
+def encoded(tokens, text: str, keep: bool = True):
+    """``tokens.encode_with_offsets(text)``, kept (with ``keep``) for the next reader of the same text: check_row
+    encodes the S-RT and M-RT rows that the token-offset test reads again."""
+    key = (tokens.name, text)
+    if key in _ENCODED:
+        return _ENCODED[key]
+    result = tokens.encode_with_offsets(text)
+    if keep:
+        _ENCODED[key] = result
+    return result
+
+
+@lru_cache(maxsize=None)
+def read_mrs_once(text: str):
+    """The solver's reading of an M-RS prompt, once per text (check_row and the prompt test read the same rows)."""
+    return read_mrs(text)
 
 
 def spec_for(task: str, lang: str, **options) -> SparseSpec:
@@ -178,7 +201,7 @@ def check_row(row: dict, spec: SparseSpec, filler: Filler, index: FillerIndex, t
     assert (row["task"], row["length_buffer"], row["filler"], row["tokenizer"]) == (spec.task, spec.buffer, filler.source, tokens.name)
 
     # One encode: the count, and the budget.
-    ids, starts = tokens.encode_with_offsets(text)
+    ids, starts = encoded(tokens, text, keep=spec.task != "m-rs")
     assert row["n_tokens"] == len(ids)
     limit = row["target_tokens"] - row["length_buffer"]
     assert row["n_tokens"] <= limit
@@ -252,7 +275,7 @@ def check_row(row: dict, spec: SparseSpec, filler: Filler, index: FillerIndex, t
     # Questions and answers.
     suffix = text[doc_end:]
     if spec.task == "m-rs":
-        reading = read_mrs(text)
+        reading = read_mrs_once(text)
         assert row["answers"] == [reading.answer]
         assert sorted(r.sentence for r in reading.found) == sorted(n["text"] for n in needles)
         assert len(reading.family) == k and row["question_type"] == "eldest_ancestor"
@@ -329,7 +352,7 @@ def test_english_prompts_are_the_papers(fillers, names, cl100k):
                 assert re.search(r" Please answer in the format '[^']* is ______\.'\Z", text)
             if task == "m-rs":
                 # Figure 11, word for word after the document.
-                person = read_mrs(text).question.person
+                person = read_mrs_once(text).question.person
                 question = f"Given the context described above, who is the eldest relative that '{person}' can trace back to in the context?"
                 assert row["query"] == question
                 assert text.endswith(ASK["en"] + question + PAPER_KINSHIP_TAIL_EN + (
@@ -486,7 +509,7 @@ def test_retrieval_keywords_are_never_inside_another_needle(lang, names):
 def test_token_offset_is_the_needles_first_token(lang, fillers, names, cl100k):
     for task in ("s-rt", "m-rt"):
         for row in rows_of(spec_for(task, lang), fillers[lang], cl100k, names):
-            ids, starts = cl100k.encode_with_offsets(row["input"])
+            ids, starts = encoded(cl100k, row["input"])
             for n in row["needles"]:
                 t, c = n["token_offset"], n["char_offset"]
                 decoded = cl100k.decode(ids[t : t + cl100k.count(n["text"]) + 2])
