@@ -97,7 +97,10 @@ class StandInUDF(StatefulStageUDF):
         for row in batch:
             ids = maybe_convert_ndarray_to_list(row.pop("tokenized_prompt"))
             sampling = maybe_convert_ndarray_to_list(row.pop("sampling_params"))
-            assert len(ids) + sampling["max_tokens"] <= self.engine_kwargs["max_model_len"]
+            # An explicit raise, not ``assert``: pytest rewrites asserts into code that imports pytest on the actor.
+            if len(ids) + sampling["max_tokens"] > self.engine_kwargs["max_model_len"]:
+                raise AssertionError(f"{row['key']}: {len(ids)} prompt tokens + {sampling['max_tokens']} exceed "
+                                     f"max_model_len {self.engine_kwargs['max_model_len']}")
             if row["key"] == self.gate:
                 await _wait_for(lambda: Path(self.gate_file).exists(), "the gate file")
             if row["key"] == self.fail:
@@ -155,11 +158,20 @@ class StandInFactory:
 @pytest.fixture(scope="module")
 def cluster():
     """A local Ray cluster for this module, as tests/builders/test_engine.py starts one (4 logical CPUs:
-    the preprocess, the two replicas and the postprocess run at once)."""
+    the preprocess, the two replicas and the postprocess run at once).
+
+    This module's classes and functions (the stand-in stage's UDF and what it calls) reach the actors by
+    value, so an actor does not import this test module and everything it imports (Ray Data's
+    ``ray.llm`` stage base is all the stand-in needs there)."""
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
+        # No idle workers prestarted for the driver: the pipelines' actors start their own processes.
+        ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False,
+                 _system_config={"enable_worker_prestart": False, "prestart_worker_first_driver": False})
+    module = sys.modules[__name__]
+    ray.cloudpickle.register_pickle_by_value(module)
     yield
+    ray.cloudpickle.unregister_pickle_by_value(module)
     if started:
         ray.shutdown()
 
@@ -380,13 +392,31 @@ def test_cli_options_reach_the_backend(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- the real Ray pipeline, engine stage replaced -----------------------------------------------
 
 
-@pytest.mark.usefixtures("cluster")
-def test_replicas_give_the_single_engine_outcomes_one_per_request() -> None:
+@pytest.fixture(scope="module")
+def gated_run(cluster, tmp_path_factory) -> SimpleNamespace:
+    """One pipeline run that two tests read: REQUESTS through 2 replicas, the first request in plan order held
+    by the stand-in until an outcome of the pipeline has reached the caller (the skipped request's outcome, which
+    the driver yields before the pipeline starts, does not open the gate)."""
+    gate_file = tmp_path_factory.mktemp("gate") / "open"
+    first = min((r for r in REQUESTS if r.key != "too-long"), key=lambda r: pack_ids(expected_ids(r.messages))).key
+    factory = StandInFactory(gate=first, gate_file=str(gate_file))
+    backend = parallel_backend(factory)
+
+    async def collect() -> list[Outcome]:
+        outcomes = []
+        async for outcome in backend.stream(REQUESTS):
+            outcomes.append(outcome)
+            if outcome.error is None:
+                gate_file.touch()
+        return outcomes
+
+    return SimpleNamespace(outcomes=asyncio.run(collect()), factory=factory, backend=backend, first=first)
+
+
+def test_replicas_give_the_single_engine_outcomes_one_per_request(gated_run: SimpleNamespace) -> None:
     """Same ids, same settings (through Arrow and back), same skip rule, one outcome per request."""
-    factory = StandInFactory()
-    parallel = parallel_backend(factory)
+    factory, parallel, outcomes = gated_run.factory, gated_run.backend, gated_run.outcomes
     expected = {o.key: without_latency(o) for o in run(single_backend(), REQUESTS)}
-    outcomes = run(parallel, REQUESTS)
     assert sorted(o.key for o in outcomes) == sorted(r.key for r in REQUESTS)
     assert {o.key: without_latency(o) for o in outcomes} == expected
     assert expected["too-long"].error is not None and expected["too-long"].error.kind == "skipped_window"
@@ -400,25 +430,14 @@ def test_replicas_give_the_single_engine_outcomes_one_per_request() -> None:
     assert config.engine_kwargs["enable_prefix_caching"] is True
 
 
-@pytest.mark.usefixtures("cluster")
-def test_outcomes_stream_while_a_request_is_still_running(tmp_path: Path) -> None:
+def test_outcomes_stream_while_a_request_is_still_running(gated_run: SimpleNamespace) -> None:
     """The first request in plan order is held until an outcome has reached the caller: a pipeline that
     collected the rows before yielding would never release it (the stand-in then fails the run).
-    Ray Data keeps a task's batches in input order, so only outcomes of other tasks may pass it."""
-    gate_file = tmp_path / "open"
-    requests = [request(f"r{i}", f"prompt number {i}") for i in range(8)]
-    first = min(requests, key=lambda r: pack_ids(expected_ids(r.messages))).key
-    backend = parallel_backend(StandInFactory(gate=first, gate_file=str(gate_file)), chunk_size=1)
-
-    async def collect() -> list[str]:
-        keys = []
-        async for outcome in backend.stream(requests):
-            keys.append(outcome.key)
-            gate_file.touch()
-        return keys
-
-    keys = asyncio.run(collect())
-    assert keys[0] != first and sorted(keys) == sorted(r.key for r in requests)
+    Ray Data keeps a task's batches in input order, so only outcomes of other tasks may pass it.
+    (Read from :func:`gated_run`, whose ``chunk_size`` 2 makes batches of one row, as ``chunk_size`` 1 does.)"""
+    keys = [o.key for o in gated_run.outcomes if o.error is None]
+    assert keys[0] != gated_run.first and sorted(keys) == sorted(r.key for r in REQUESTS if r.key != "too-long")
+    assert batch_size_for(gated_run.backend.chunk_size) == batch_size_for(1) == 1
 
 
 @pytest.mark.usefixtures("cluster")
@@ -524,11 +543,14 @@ def _gpus() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
-@pytest.mark.skipif(_gpus() == 0, reason="needs a CUDA GPU for vLLM replicas")
 def test_real_vllm_replicas_answer_as_the_single_engine_under_greedy_decoding() -> None:
     """Greedy decoding is deterministic, so the replicas' outcomes equal the in-process engine's
     (latency aside). Model: $NEEDLEWORK_VLLM_TEST_MODEL, default Qwen2.5-0.5B-Instruct."""
+    # Both skips are decided here, not at import: counting GPUs imports torch (seconds of CPU), which
+    # vllm imports anyway; without vllm the test skips before that.
     pytest.importorskip("vllm")
+    if _gpus() == 0:
+        pytest.skip("needs a CUDA GPU for vLLM replicas")
     model = os.environ.get(MODEL_VARIABLE, GPU_MODEL)
     replicas = min(2, _gpus())
     engine_kwargs = {"enforce_eager": True, "gpu_memory_utilization": 0.35}
