@@ -52,6 +52,16 @@ def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own, which answers for every mode
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """Under ``--dist loadfile``, each file whole and each group of files together (:mod:`tests.xdist_scheduling`)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.xdist_scheduling import FilesAndGroups
+
+    return FilesAndGroups(config, log)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def isolated_retrieval_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The retrieval cache (``$NEEDLEWORK_CACHE``) of this run, shared by its workers, never the user's.

@@ -29,7 +29,7 @@ from eval.task import strip_reasoning
 from generators.haystackcraft.dynamic import official_prompt, parse_response
 from tests.eval.test_llamacpp import ALIAS, REPO, log_tail, running_server
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests/xdist_scheduling.py
 
 N_CTX = 4096
 QUESTIONS = 2

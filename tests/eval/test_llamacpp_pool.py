@@ -20,12 +20,12 @@ import pytest
 from builders.rulerv2 import RulerV2Build, build
 from tests.eval.test_llamacpp import ALIAS, REPO, Server, log_tail, running_server
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests/xdist_scheduling.py
 
 CONFIG = "mk_niah_basic"
-LENGTH = 1024  # fits the servers' window
+LENGTH = 256  # fits the servers' window
 SAMPLES = 4
-N_CTX = 2048
+N_CTX = 512
 GENERATION = "max_tokens=8,temperature=0"
 RUN_TIMEOUT_S = 900.0
 
@@ -65,7 +65,8 @@ def test_two_servers_score_as_one_and_survive_losing_one(release, tmp_path):
     one_dir, two_dir, kill_dir = tmp_path / "one" / "run", tmp_path / "two" / "run", tmp_path / "kill" / "run"
     for folder in (tmp_path / "a", tmp_path / "b", one_dir.parent, two_dir.parent, kill_dir.parent):
         folder.mkdir()
-    with running_server(tmp_path / "a", N_CTX) as a, running_server(tmp_path / "b", N_CTX) as b:
+    # One thread each: the two servers answer at the same time on the 2-core machines.
+    with running_server(tmp_path / "a", N_CTX, threads=1) as a, running_server(tmp_path / "b", N_CTX, threads=1) as b:
         one = finished(one_dir, subprocess.run(eval_command(release, one_dir, [a]), env=environment(),
                                                capture_output=True, text=True, timeout=RUN_TIMEOUT_S), [a])
         two = finished(two_dir, subprocess.run(eval_command(release, two_dir, [a, b]), env=environment(),
