@@ -2,7 +2,7 @@
 the demo read from it.
 
 A builder module (``builders/<benchmark>.py``) holds a frozen spec dataclass whose fields are
-options (:mod:`builders.options`), its ``datasets.Features``, its card facts and
+options (:mod:`builders.options`), its :class:`builders.features.Features`, its card facts and
 ``build(spec, out)``, and ends with one :class:`Builder` record that names them. The registry
 (:mod:`builders.registry`) lists the records; ``needlework build <id>`` is generated from each.
 """
@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-import datasets
-
 from builders.card import CardFacts
+from builders.features import Features
 from needlework.tokens import TokenCounter
 
 
@@ -51,7 +50,7 @@ class Builder:
             manifest ``benchmark``, card template ``cards/<id>.md``.
         spec: The frozen build-spec dataclass; its :func:`builders.options.option` fields are the
             command's options.
-        features: Config name -> its ``datasets.Features`` (every config a release can hold).
+        features: Config name -> its :class:`builders.features.Features` (every config a release can hold).
         facts: What the card states besides the configs.
         build: Writes a release (:class:`Build`).
         demo: ``(seed, tokenizer) -> spec`` of the small build ``needlework build demo`` makes,
@@ -60,7 +59,7 @@ class Builder:
 
     id: str
     spec: type
-    features: Callable[[str], datasets.Features]
+    features: Callable[[str], Features]
     facts: CardFacts
     build: Build
     demo: Callable[[int, str], Any]

@@ -7,11 +7,9 @@ from importlib import resources
 from string import Template
 from typing import Any, Mapping
 
-import datasets
-from datasets.info import DatasetInfo, DatasetInfosDict
-from datasets.utils.metadata import MetadataConfigs
-from huggingface_hub import DatasetCardData
+import yaml
 
+from builders.features import Features
 from needlework.errors import ReleaseError
 
 
@@ -46,45 +44,56 @@ def size_category(rows: int) -> str:
     return "1M<n<10M" if rows < 10_000_000 else "n>10M"
 
 
-def card_metadata(facts: CardFacts, manifest: Mapping[str, Any], features: Mapping[str, datasets.Features]) -> DatasetCardData:
-    """The card's YAML: configs with data files, dataset_info, license, language, sizes."""
+def card_metadata(facts: CardFacts, manifest: Mapping[str, Any], features: Mapping[str, Features]) -> dict[str, Any]:
+    """The card's YAML front matter: license, language, sizes, tags, ``dataset_info`` (each config's
+    features and split sizes) and ``configs`` (each config's data files), the keys and order that the
+    Hub's ``DatasetCardData`` with ``datasets``' ``DatasetInfosDict`` and ``MetadataConfigs`` write.
+
+    One config's ``dataset_info`` is a mapping (without ``config_name`` if it is ``default``), several
+    a list sorted by config name, as ``datasets`` writes them.
+    """
     configs = manifest["configs"]
     total = sum(s["rows"] for c in configs.values() for s in c["splits"].values())
-    data = DatasetCardData(
-        license=facts.license,
-        language=list(facts.language),
-        task_categories=list(facts.task_categories),
-        size_categories=[size_category(total)],
-        pretty_name=facts.pretty_name,
-        tags=list(facts.tags),
-    )
-    infos = {
-        name: DatasetInfo(
-            features=features[name],
-            config_name=name,
-            splits=datasets.SplitDict(
-                {
-                    split: datasets.SplitInfo(name=split, num_examples=s["rows"], num_bytes=s["num_bytes"])
-                    for split, s in sorted(c["splits"].items())
-                }
-            ),
-        )
-        for name, c in sorted(configs.items())
-    }
-    DatasetInfosDict(infos).to_dataset_card_data(data)
-    MetadataConfigs(
+    infos = [
         {
-            name: {"data_files": [{"split": split, "path": f"{name}/{split}-*.parquet"} for split in sorted(c["splits"])]}
-            for name, c in sorted(configs.items())
+            "config_name": name,
+            "features": features[name].to_yaml_list(),
+            "splits": [
+                {"name": split, "num_bytes": s["num_bytes"], "num_examples": s["rows"]}
+                for split, s in sorted(c["splits"].items())
+            ],
         }
-    ).to_dataset_card_data(data)
-    return data
+        for name, c in sorted(configs.items())
+    ]
+    if len(infos) == 1 and infos[0]["config_name"] == "default":
+        del infos[0]["config_name"]
+    return {
+        "language": list(facts.language),
+        "license": facts.license,
+        "size_categories": [size_category(total)],
+        "task_categories": list(facts.task_categories),
+        "pretty_name": facts.pretty_name,
+        "tags": list(facts.tags),
+        "dataset_info": infos[0] if len(infos) == 1 else infos,
+        "configs": [
+            {
+                "config_name": name,
+                "data_files": [{"split": split, "path": f"{name}/{split}-*.parquet"} for split in sorted(c["splits"])],
+            }
+            for name, c in sorted(configs.items())
+        ],
+    }
+
+
+def card_yaml(metadata: Mapping[str, Any]) -> str:
+    """The front matter's text, as the Hub client dumps it: keys in order, Unicode as is, no final newline."""
+    return yaml.dump(dict(metadata), Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True).strip()
 
 
 def render_card(
     facts: CardFacts,
     manifest: Mapping[str, Any],
-    features: Mapping[str, datasets.Features],
+    features: Mapping[str, Features],
     fields: Mapping[str, str] | None = None,
 ) -> str:
     """The full README.md of a release; ``fields`` adds builder-specific ``$name`` substitutions."""
@@ -110,4 +119,4 @@ def render_card(
         attribution=facts.attribution,
         **(fields or {}),
     )
-    return f"---\n{card_metadata(facts, manifest, features).to_yaml()}\n---\n\n{text}"
+    return f"---\n{card_yaml(card_metadata(facts, manifest, features))}\n---\n\n{text}"

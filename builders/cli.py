@@ -4,7 +4,7 @@
 (:mod:`builders.options`); ``build demo``, ``validate``, ``push`` and ``info`` work on any release.
 
 The command answers at once: it imports the light build specs (:mod:`builders.specs`) to know its
-options, and each subcommand imports the modules that do its work (``datasets``, polars, the
+options, and each subcommand imports the modules that do its work (pyarrow, polars, the
 retrievers ...) only when it runs, so ``--help`` and ``--version`` load none of them.
 """
 

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import datasets
 import numpy as np
 from tqdm.auto import tqdm
 
@@ -38,6 +37,7 @@ from builders.engine import (
     Engine,
     engine_of,
 )
+from builders.features import Features, List, Value
 from builders.release import ReleaseWriter, base_manifest
 from builders.specs.embs import EmbsBuild
 from builders.retrieval.ladder import (
@@ -64,35 +64,35 @@ from needlework.tokenizers import load_tokenizer
 from needlework.tokens import TokenCounter
 
 TEST = "test"
-_str, _i64, _i32, _i8, _f32, _f64 = (datasets.Value(t) for t in ("string", "int64", "int32", "int8", "float32", "float64"))
-FEATURES: dict[str, datasets.Features] = {
-    "memorybank": datasets.Features({
+_str, _i64, _i32, _i8, _f32, _f64 = (Value(t) for t in ("string", "int64", "int32", "int8", "float32", "float64"))
+FEATURES: dict[str, Features] = {
+    "memorybank": Features({
         "doc_id": _i64, "title": _str, "text": _str, "lang": _str, "source": _str, "domain": _str, "n_tokens": _i32,
         "origin": _str, "world_doc_id": _i64, "entity_id": _i64, "piece": _i8, "pieces": _i8,
     }),
-    "queries": datasets.Features({
-        "qid": _str, "query": _str, "answer": _str, "answers": datasets.List(_str), "ref_list": datasets.List(_i64),
+    "queries": Features({
+        "qid": _str, "query": _str, "answer": _str, "answers": List(_str), "ref_list": List(_i64),
         "n_refs": _i8, "kind": _str, "track": _str, "hops": _i8, "domain": _str, "lang": _str, "source": _str,
-        "hard_negatives": datasets.List(_i64), "calib_ranks": datasets.List(_i64), "calib_bucket": _str,
-        "entity_id": _i64, "hop_ids": datasets.List(_str),
+        "hard_negatives": List(_i64), "calib_ranks": List(_i64), "calib_bucket": _str,
+        "entity_id": _i64, "hop_ids": List(_str),
     }),
-    "collisions": datasets.Features({
+    "collisions": Features({
         "qid": _str, "doc_id": _i64, "rank": _i32, "score": _f32, "label": _str, "labeler": _str, "origin": _str,
     }),
-    "ladder": datasets.Features({
+    "ladder": Features({
         "scale": _str, "tier": _str, "domain": _str, "budget_tokens": _i64, "reserve_tokens": _i32, "corpus_tokens": _i64,
-        "next_tokens": _i32, "n_docs": _i32, "doc_ids": datasets.List(_i64),
+        "next_tokens": _i32, "n_docs": _i32, "doc_ids": List(_i64),
     }),
-    "qrels": datasets.Features({"query-id": _str, "corpus-id": _i64, "score": _i32}),
-    "rankings": datasets.Features({
-        "qid": _str, "retriever": _str, "scale": _str, "domain": _str, "doc_ids": datasets.List(_i64),
-        "gold": datasets.List(_i64), "gold_ranks": datasets.List(_i64),
+    "qrels": Features({"query-id": _str, "corpus-id": _i64, "score": _i32}),
+    "rankings": Features({
+        "qid": _str, "retriever": _str, "scale": _str, "domain": _str, "doc_ids": List(_i64),
+        "gold": List(_i64), "gold_ranks": List(_i64),
     }),
-    "retrieval": datasets.Features({
+    "retrieval": Features({
         "retriever": _str, "scale": _str, "r1": _f64, "sr10": _f64, "fr10": _f64, "n_single": _i32, "n_multi": _i32,
     }),
 }
-CONTEXT_FEATURES = datasets.Features({
+CONTEXT_FEATURES = Features({
     "scale": _str, "tier": _str, "domain": _str, "input": _str, "n_tokens": _i32, "limit_tokens": _i32,
     "n_docs": _i32, "tokenizer": _str,
 })
@@ -319,7 +319,7 @@ def _scale_counts(ladder: list[Corpus]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda kv: scale_sort_key(kv[0]))
 
 
-def features(config: str) -> datasets.Features:
+def features(config: str) -> Features:
     """The features of a config: a table of :data:`FEATURES`, or a ``contexts-<scale>`` config."""
     return FEATURES.get(config, CONTEXT_FEATURES)
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-import datasets
 import numpy as np
 import pyarrow as pa
 from tqdm.auto import tqdm
@@ -28,6 +27,7 @@ from tqdm.auto import tqdm
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts
 from builders.engine import Engine, batched, engine_of
+from builders.features import Features, List, Value
 from builders.release import ReleaseWriter, base_manifest
 from builders.specs.haystackcraft import HaystackCraftBuild
 from builders.retrieval.metrics import appendix_l_markdown, retrieval_table
@@ -45,25 +45,25 @@ from needlework.tokenizers import load_tokenizer
 TEST = "test"
 COUNT_BATCH = 1024
 
-_str, _i64, _i32, _i8, _f32, _f64, _bool = (datasets.Value(t) for t in ("string", "int64", "int32", "int8", "float32", "float64", "bool"))
-FEATURES: dict[str, datasets.Features] = {
-    "corpus": datasets.Features({"doc_id": _i64, "title": _str, "text": _str, "lang": _str, "source": _str, "n_tokens": _i32}),
-    "links": datasets.Features({"src": _i64, "dst": _i64}),
-    "qa": datasets.Features({"qid": _str, "question": _str, "answers": datasets.List(_str), "support": datasets.List(_i64),
+_str, _i64, _i32, _i8, _f32, _f64, _bool = (Value(t) for t in ("string", "int64", "int32", "int8", "float32", "float64", "bool"))
+FEATURES: dict[str, Features] = {
+    "corpus": Features({"doc_id": _i64, "title": _str, "text": _str, "lang": _str, "source": _str, "n_tokens": _i32}),
+    "links": Features({"src": _i64, "dst": _i64}),
+    "qa": Features({"qid": _str, "question": _str, "answers": List(_str), "support": List(_i64),
                              "hops": _i8, "source": _str, "lang": _str}),
-    "rankings": datasets.Features({"qid": _str, "strategy": _str, "doc_ids": datasets.List(_i64), "scores": datasets.List(_f32),
-                                   "needle_ids": datasets.List(_i64), "needle_ranks": datasets.List(_i64),
-                                   "needle_scores": datasets.List(_f32)}),
-    "retrieval": datasets.Features({"retriever": _str, "ppr": _bool, "hop": _str, "n": _i32, "recall": _f64, "ndcg": _f64}),
-    "haystacks": datasets.Features({"id": _str, "qid": _str, "strategy": _str, "size": _i32, "ordering": _str,
-                                    "doc_ids": datasets.List(_i64), "needle_positions": datasets.List(_i32),
-                                    "ranks": datasets.List(_i64), "truncated_doc": _i64, "truncated_tokens": _i32,
+    "rankings": Features({"qid": _str, "strategy": _str, "doc_ids": List(_i64), "scores": List(_f32),
+                                   "needle_ids": List(_i64), "needle_ranks": List(_i64),
+                                   "needle_scores": List(_f32)}),
+    "retrieval": Features({"retriever": _str, "ppr": _bool, "hop": _str, "n": _i32, "recall": _f64, "ndcg": _f64}),
+    "haystacks": Features({"id": _str, "qid": _str, "strategy": _str, "size": _i32, "ordering": _str,
+                                    "doc_ids": List(_i64), "needle_positions": List(_i32),
+                                    "ranks": List(_i64), "truncated_doc": _i64, "truncated_tokens": _i32,
                                     "haystack_tokens": _i32}),
 }
-PROMPT_FEATURES = datasets.Features({
-    "id": _str, "input": _str, "answers": datasets.List(_str), "question": _str, "qid": _str, "strategy": _str,
+PROMPT_FEATURES = Features({
+    "id": _str, "input": _str, "answers": List(_str), "question": _str, "qid": _str, "strategy": _str,
     "retriever": _str, "ppr": _bool, "ordering": _str, "size": _i32, "hops": _i8, "source": _str, "n_tokens": _i32,
-    "haystack_tokens": _i32, "doc_ids": datasets.List(_i64), "needle_positions": datasets.List(_i32),
+    "haystack_tokens": _i32, "doc_ids": List(_i64), "needle_positions": List(_i32),
     "truncated_tokens": _i32, "tokenizer": _str,
 })
 """Columns of the ``static-<ordering>`` configs: the Appendix B prompt, ready for ``python -m eval``."""
@@ -263,7 +263,7 @@ def materialize_batch(batch: MaterializeBatch, settings: tuple[TokenCounter, Pro
     return [materialize(row, question, documents, tokens, layout=layout, whole_prompt=whole_prompt) for row in rows]
 
 
-def features(config: str) -> datasets.Features:
+def features(config: str) -> Features:
     """The features of a config: the tables of :data:`FEATURES`, or a ``static-<ordering>`` prompt config."""
     return FEATURES.get(config, PROMPT_FEATURES)
 

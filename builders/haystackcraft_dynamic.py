@@ -25,9 +25,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import datasets
 import numpy as np
 
+from builders.features import Features, List, Value
 from builders.hashing import file_sha256
 from builders.release import ReleaseWriter
 from builders.retrieval.base import DocumentRenderer
@@ -49,9 +49,9 @@ RETRIEVAL_FOLDER = "retrieval"
 DENSE_QUERY_PROMPT = "Instruct: Given a query, retrieve relevant documents that answer the query\nQuery:"
 """The dense query instruction of the official ``retrievers/qwen.py`` (spec: dense query = this + q(t))."""
 
-_str, _i8, _i64 = datasets.Value("string"), datasets.Value("int8"), datasets.Value("int64")
-FEATURES = datasets.Features({"id": _str, "qid": _str, "question": _str, "answers": datasets.List(_str),
-                              "support": datasets.List(_i64), "hops": _i8, "source": _str, "lang": _str})
+_str, _i8, _i64 = Value("string"), Value("int8"), Value("int64")
+FEATURES = Features({"id": _str, "qid": _str, "question": _str, "answers": List(_str),
+                              "support": List(_i64), "hops": _i8, "source": _str, "lang": _str})
 """Columns of the ``dynamic`` config: a question of the subset, its answers and needles."""
 
 

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import datasets
 from tqdm.auto import tqdm
 
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts
+from builders.features import Features, List, Value
 from builders.release import ReleaseWriter, base_manifest
 from builders.specs.needlebench import NeedleBenchBuild, config_name
 from builders.sources.filler import read_filler, text_attribution
@@ -35,47 +35,47 @@ from needlework.tokens import TokenCounter
 
 TEST = "test"
 
-NEEDLE = datasets.Features(
+NEEDLE = Features(
     {
-        "text": datasets.Value("string"),
-        "char_offset": datasets.Value("int64"),
-        "token_offset": datasets.Value("int64"),
-        "depth_percent": datasets.Value("float64"),
-        "requested_depth": datasets.Value("float64"),
-        "keyword": datasets.Value("string"),
+        "text": Value("string"),
+        "char_offset": Value("int64"),
+        "token_offset": Value("int64"),
+        "depth_percent": Value("float64"),
+        "requested_depth": Value("float64"),
+        "keyword": Value("string"),
     }
 )
 
-FEATURES = datasets.Features(
+FEATURES = Features(
     {
-        "id": datasets.Value("string"),
-        "input": datasets.Value("string"),
-        "answers": datasets.List(datasets.Value("string")),
-        "query": datasets.Value("string"),
-        "task": datasets.Value("string"),
-        "lang": datasets.Value("string"),
-        "target_tokens": datasets.Value("int64"),
-        "depth": datasets.Value("float64"),
-        "needle_count": datasets.Value("int64"),
-        "question_type": datasets.Value("string"),
-        "repeat": datasets.Value("int64"),
-        "n_tokens": datasets.Value("int64"),
-        "length_buffer": datasets.Value("int64"),
-        "tokenizer": datasets.Value("string"),
-        "filler": datasets.Value("string"),
-        "needles": datasets.List(dict(NEEDLE)),
+        "id": Value("string"),
+        "input": Value("string"),
+        "answers": List(Value("string")),
+        "query": Value("string"),
+        "task": Value("string"),
+        "lang": Value("string"),
+        "target_tokens": Value("int64"),
+        "depth": Value("float64"),
+        "needle_count": Value("int64"),
+        "question_type": Value("string"),
+        "repeat": Value("int64"),
+        "n_tokens": Value("int64"),
+        "length_buffer": Value("int64"),
+        "tokenizer": Value("string"),
+        "filler": Value("string"),
+        "needles": List(dict(NEEDLE)),
     }
 )
 """One schema for every config but the multiple-choice ATC's; ATC rows have no target, depth, buffer or filler
 (null/empty)."""
 
-CHOICE_FEATURES = datasets.Features(
+CHOICE_FEATURES = Features(
     {
         **FEATURES,
-        "options": datasets.List(datasets.Value("string")),
-        "circular_pattern": datasets.Value("string"),
-        "question_id": datasets.Value("string"),
-        "few_shot": datasets.List({"role": datasets.Value("string"), "content": datasets.Value("string")}),
+        "options": List(Value("string")),
+        "circular_pattern": Value("string"),
+        "question_id": Value("string"),
+        "few_shot": List({"role": Value("string"), "content": Value("string")}),
     }
 )
 """The multiple-choice ATC configs (``atc-choice-*``, ``atc-choice-reasoning-*``): :data:`FEATURES` plus the
@@ -84,7 +84,7 @@ key the four rotations of a question share, and the few-shot turns that come bef
 (:mod:`generators.needlebench.atc_choice`)."""
 
 
-def features_of(config: str) -> datasets.Features:
+def features_of(config: str) -> Features:
     """The schema of a config: :data:`CHOICE_FEATURES` for the multiple-choice ATC, :data:`FEATURES` otherwise."""
     return CHOICE_FEATURES if config.startswith(f"{CHOICE_TASKS[0]}-") else FEATURES
 

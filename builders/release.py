@@ -20,11 +20,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Mapping
 
-import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from builders.card import CardFacts, render_card
+from builders.features import Features
 from builders.hashing import ContentHash
 from builders.options import reproducing_command
 from needlework import __version__
@@ -136,7 +136,7 @@ class ReleaseWriter:
         self._shard_bytes = shard_bytes
         # Extra $name substitutions for the card body, e.g. statistics measured while writing.
         self.card_fields: dict[str, str] = {}
-        self._features: dict[str, datasets.Features] = {}
+        self._features: dict[str, Features] = {}
         self._splits: dict[tuple[str, str], _SplitWriter] = {}
         self._tmp: Path | None = None
         self._folder = contextlib.ExitStack()
@@ -147,8 +147,9 @@ class ReleaseWriter:
         self._tmp = self._folder.enter_context(atomic_folder(self.out))
         return self
 
-    def declare(self, config: str, features: datasets.Features) -> None:
-        """Declare a config and its features before writing its rows."""
+    def declare(self, config: str, features: Features) -> None:
+        """Declare a config and its columns (:class:`builders.features.Features`) before writing its
+        rows; the Parquet schema and the card's ``dataset_info`` come from them."""
         if config in self._features:
             raise ReleaseError(f"config {config!r} declared twice")
         self._features[config] = features

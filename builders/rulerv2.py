@@ -8,11 +8,11 @@ from dataclasses import dataclass, field, replace
 from importlib import metadata, resources
 from pathlib import Path
 
-import datasets
 from tqdm.auto import tqdm
 
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts
+from builders.features import Features, List, Value
 from builders.release import ReleaseWriter, base_manifest
 from builders.specs.rulerv2 import EVAL_GENERATION, RulerV2Build
 from builders.sources.math_problems import CODE_BASES
@@ -37,44 +37,44 @@ from needlework.errors import BudgetError, InputError
 from needlework.tokenizers import load_tokenizer
 from needlework.tokens import TokenCounter
 
-NEEDLE = datasets.Features(
+NEEDLE = Features(
     {
-        "text": datasets.Value("string"),
-        "char_offset": datasets.Value("int64"),
-        "token_offset": datasets.Value("int64"),
-        "depth_percent": datasets.Value("float64"),
-        "source_id": datasets.Value("string"),
+        "text": Value("string"),
+        "char_offset": Value("int64"),
+        "token_offset": Value("int64"),
+        "depth_percent": Value("float64"),
+        "source_id": Value("string"),
     }
 )
 
-FEATURES = datasets.Features(
+FEATURES = Features(
     {
-        "id": datasets.Value("string"),
-        "input": datasets.Value("string"),
-        "answers": datasets.List(datasets.Value("string")),
-        "query": datasets.Value("string"),
-        "answer_prefix": datasets.Value("string"),
-        "task": datasets.Value("string"),
-        "level": datasets.Value("string"),
-        "order": datasets.Value("int64"),
-        "shots": datasets.Value("int64"),
-        "source": datasets.Value("string"),
-        "qid": datasets.Value("string"),
-        "target_tokens": datasets.Value("int64"),
-        "n_tokens": datasets.Value("int64"),
-        "generation_reserve": datasets.Value("int64"),
-        "tokenizer": datasets.Value("string"),
-        "n_items": datasets.Value("int64"),
-        "golden": datasets.Value("bool"),
-        "needles": datasets.List(dict(NEEDLE)),
+        "id": Value("string"),
+        "input": Value("string"),
+        "answers": List(Value("string")),
+        "query": Value("string"),
+        "answer_prefix": Value("string"),
+        "task": Value("string"),
+        "level": Value("string"),
+        "order": Value("int64"),
+        "shots": Value("int64"),
+        "source": Value("string"),
+        "qid": Value("string"),
+        "target_tokens": Value("int64"),
+        "n_tokens": Value("int64"),
+        "generation_reserve": Value("int64"),
+        "tokenizer": Value("string"),
+        "n_items": Value("int64"),
+        "golden": Value("bool"),
+        "needles": List(dict(NEEDLE)),
     }
 )
 """One schema for all 12 configs, so a harness reads every task the same way."""
-MATH_FEATURES = datasets.Features({**FEATURES, "base": datasets.Value("string")})
+MATH_FEATURES = Features({**FEATURES, "base": Value("string")})
 """The multi-key item configs' schema when they hide math problems (``mk_base`` gsm8k or math500): one
 more column, ``base``, naming the base task, by which eval scores the answer as a math answer."""
-CODE_FEATURES = datasets.Features({**MATH_FEATURES, "test_setup_code": datasets.Value("string"),
-                                   "test_list": datasets.List(datasets.Value("string"))})
+CODE_FEATURES = Features({**MATH_FEATURES, "test_setup_code": Value("string"),
+                                   "test_list": List(Value("string"))})
 """The multi-key item configs' schema when they hide MBPP problems (``mk_base`` mbpp): ``base``, and what
 eval runs to score a solution: the hidden problem's ``test_setup_code`` (MBPP full; the sanitized
 ``test_imports`` joined by line breaks) and its ``test_list`` asserts. Demonstration and distractor

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import datasets
 from tqdm.auto import tqdm
 
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts
+from builders.features import Features, List, Value
 from builders.hashing import file_sha256
 from builders.release import ReleaseWriter, base_manifest
 from builders.sources.names import WORLD
@@ -46,36 +46,36 @@ from needlework.tokenizers import load_tokenizer
 SPLITS = ("train", "dev", "test")
 QA_MARGIN = 1.25
 """QAs drawn per (pipeline, language) beyond the samples they feed, so pairing can choose."""
-NEEDLE = {"text": datasets.Value("string"), "answer_index": datasets.Value("int32"),
-          "char_offset": datasets.Value("int64"), "token_offset": datasets.Value("int64"),
-          "segment": datasets.Value("int32")}
-DISTRACTOR = {"text": datasets.Value("string"), "char_offset": datasets.Value("int64"),
-              "token_offset": datasets.Value("int64"), "cut": datasets.Value("int64")}
-FEATURES = datasets.Features({
-    "id": datasets.Value("string"), "input": datasets.Value("string"), "question": datasets.Value("string"),
-    "answers": datasets.List(datasets.Value("string")), "reference": datasets.Value("string"),
-    "ordered": datasets.Value("bool"), "needles": datasets.List(NEEDLE), "lang": datasets.Value("string"),
-    "pipeline": datasets.Value("string"), "length_bucket": datasets.Value("string"),
-    "n_tokens": datasets.Value("int32"), "text_id": datasets.Value("string"),
-    "cuts": datasets.List(datasets.Value("int64")), "qid": datasets.Value("string"), "source": datasets.Value("string"),
-    "variant": datasets.Value("string"), "original_id": datasets.Value("string"), "text_end": datasets.Value("int64"),
-    "distractors": datasets.List(DISTRACTOR),
+NEEDLE = {"text": Value("string"), "answer_index": Value("int32"),
+          "char_offset": Value("int64"), "token_offset": Value("int64"),
+          "segment": Value("int32")}
+DISTRACTOR = {"text": Value("string"), "char_offset": Value("int64"),
+              "token_offset": Value("int64"), "cut": Value("int64")}
+FEATURES = Features({
+    "id": Value("string"), "input": Value("string"), "question": Value("string"),
+    "answers": List(Value("string")), "reference": Value("string"),
+    "ordered": Value("bool"), "needles": List(NEEDLE), "lang": Value("string"),
+    "pipeline": Value("string"), "length_bucket": Value("string"),
+    "n_tokens": Value("int32"), "text_id": Value("string"),
+    "cuts": List(Value("int64")), "qid": Value("string"), "source": Value("string"),
+    "variant": Value("string"), "original_id": Value("string"), "text_end": Value("int64"),
+    "distractors": List(DISTRACTOR),
 })
 """Samples and noise variants: needles in text order, ``answers`` in true order."""
-TEXT_FEATURES = datasets.Features({
-    "text_id": datasets.Value("string"), "lang": datasets.Value("string"), "source": datasets.Value("string"),
-    "text": datasets.Value("string"), "n_tokens": datasets.Value("int32"), "length_bucket": datasets.Value("string"),
-    "origin": datasets.Value("string"), "parts": datasets.List(datasets.Value("string")),
+TEXT_FEATURES = Features({
+    "text_id": Value("string"), "lang": Value("string"), "source": Value("string"),
+    "text": Value("string"), "n_tokens": Value("int32"), "length_bucket": Value("string"),
+    "origin": Value("string"), "parts": List(Value("string")),
 })
-JUDGE_FEATURES = datasets.Features({
-    "id": datasets.Value("string"), "split": datasets.Value("string"), "qid": datasets.Value("string"),
-    "lang": datasets.Value("string"), "pipeline": datasets.Value("string"), "source": datasets.Value("string"),
-    "order_type": datasets.Value("string"), "ordered": datasets.Value("bool"), "group": datasets.Value("string"),
-    "shuffled": datasets.Value("bool"), "label": datasets.Value("string"), "question": datasets.Value("string"),
-    "reference": datasets.Value("string"), "answers": datasets.List(datasets.Value("string")),
-    "candidate": datasets.Value("string"), "candidate_items": datasets.List(datasets.Value("string")),
-    "item_answer_index": datasets.List(datasets.Value("int32")), "prompt": datasets.Value("string"),
-    "reason_prompt": datasets.Value("string"),
+JUDGE_FEATURES = Features({
+    "id": Value("string"), "split": Value("string"), "qid": Value("string"),
+    "lang": Value("string"), "pipeline": Value("string"), "source": Value("string"),
+    "order_type": Value("string"), "ordered": Value("bool"), "group": Value("string"),
+    "shuffled": Value("bool"), "label": Value("string"), "question": Value("string"),
+    "reference": Value("string"), "answers": List(Value("string")),
+    "candidate": Value("string"), "candidate_items": List(Value("string")),
+    "item_answer_index": List(Value("int32")), "prompt": Value("string"),
+    "reason_prompt": Value("string"),
 })
 FACTS = CardFacts(
     benchmark=BENCHMARK, pretty_name="Sequential-NIAH (needlework build)", license="apache-2.0",
@@ -263,7 +263,7 @@ def demo_spec(seed: int, tokenizer: str) -> SequentialNiahBuild:
 FEATURES_BY_KIND = {"default": FEATURES, "noise": FEATURES, "texts": TEXT_FEATURES, "judge": JUDGE_FEATURES}
 
 
-def features(config: str) -> datasets.Features:
+def features(config: str) -> Features:
     """The features of a config: samples and ``noise-<type>`` variants, ``texts``, ``judge-<split>``."""
     return FEATURES_BY_KIND[config.split("-", 1)[0]]
 

@@ -12,13 +12,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-import datasets
 import numpy as np
 import pyarrow as pa
 from tqdm.auto import tqdm
 
 from builders.base import Builder
 from builders.card import CardFacts
+from builders.features import Features, List, Value
 from builders.release import ReleaseWriter, base_manifest
 from builders.specs.world import WorldBuild
 from needlework.tokens import TokenCounter
@@ -32,32 +32,32 @@ from needlework.tokenizers import load_tokenizer
 CHUNK = 512
 """Entities rendered and token-counted per batch."""
 
-_str, _i64, _i32, _i8 = datasets.Value("string"), datasets.Value("int64"), datasets.Value("int32"), datasets.Value("int8")
-FEATURES: dict[str, datasets.Features] = {
-    "corpus": datasets.Features(
+_str, _i64, _i32, _i8 = Value("string"), Value("int64"), Value("int32"), Value("int8")
+FEATURES: dict[str, Features] = {
+    "corpus": Features(
         {
             "doc_id": _i64, "title": _str, "text": _str, "lang": _str, "source": _str, "domain": _str,
             "n_tokens": _i32, "entity_id": _i64, "type": _str, "kind": _str, "twin_of": _i64,
         }
     ),
-    "links": datasets.Features({"src": _i64, "dst": _i64}),
-    "qa": datasets.Features(
+    "links": Features({"src": _i64, "dst": _i64}),
+    "qa": Features(
         {
-            "qid": _str, "question": _str, "answers": datasets.List(_str), "support": datasets.List(_i64),
-            "hops": _i8, "source": _str, "lang": _str, "start_entity": _i64, "path": datasets.List(_str),
-            "hop_ids": datasets.List(_str), "answer_kind": _str, "answer_entity": _i64,
-            "decomposition": datasets.List({"question": _str, "answer": _str, "relation": _str, "support": _i64}),
+            "qid": _str, "question": _str, "answers": List(_str), "support": List(_i64),
+            "hops": _i8, "source": _str, "lang": _str, "start_entity": _i64, "path": List(_str),
+            "hop_ids": List(_str), "answer_kind": _str, "answer_entity": _i64,
+            "decomposition": List({"question": _str, "answer": _str, "relation": _str, "support": _i64}),
         }
     ),
-    "facts": datasets.Features({"subject": _i64, "relation": _str, "object": _i64, "time": _str, "value": _str}),
-    "events": datasets.Features({"subject": _i64, "relation": _str, "object": _i64, "time": _str, "kind": _str}),
-    "twins": datasets.Features(
+    "facts": Features({"subject": _i64, "relation": _str, "object": _i64, "time": _str, "value": _str}),
+    "events": Features({"subject": _i64, "relation": _str, "object": _i64, "time": _str, "kind": _str}),
+    "twins": Features(
         {
             "doc": _i64, "twin": _i64, "lang": _str, "original_entity": _i64, "twin_entity": _i64,
             "constraint": _str, "relation": _str, "original_value": _str, "twin_value": _str,
         }
     ),
-    "entities": datasets.Features(
+    "entities": Features(
         {
             "entity_id": _i64, "type": _str, "kind": _str, "domain": _str, "name_en": _str, "name_zh": _str,
             "gender": _str, "born": _i32, "died": _i32, "founded": _i32, "twin_of": _i64,

@@ -57,7 +57,7 @@ def test_choice_configs_have_their_schema_and_row_counts(tmp_path, cl100k, hub_c
         features = CHOICE_FEATURES if "choice" in config else FEATURES
         assert BUILDER.features(config) == features
         loaded = datasets.load_dataset(str(out), config, split="test")
-        assert loaded.features == features and loaded.num_rows == report.rows[config]
+        assert loaded.features.to_dict() == features.to_dict() and loaded.num_rows == report.rows[config]
     rows = [r for p in sorted((out / "atc-choice-reasoning-zh").glob("test-*.parquet")) for r in pq.read_table(p).to_pylist()]
     assert {r["task"] for r in rows} == {"atc-choice-reasoning"} and {r["needle_count"] for r in rows} == {2, 5}
     assert all(r["few_shot"][0]["content"].startswith("问题: 毕东作为刘红的爸爸") for r in rows)

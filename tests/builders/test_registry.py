@@ -88,7 +88,7 @@ def test_demo_release_declares_the_builders_features(demo, benchmark):
     assert manifest["build"]["command"] == reproducing_command(builder.id, builder.demo(0, "qwen2.5"))
     for config in manifest["configs"]:
         loaded = datasets.load_dataset(str(release), config, split=next(iter(manifest["configs"][config]["splits"])))
-        assert loaded.features == builder.features(config), config
+        assert loaded.features.to_dict() == builder.features(config).to_dict(), config
     assert (release / "README.md").read_text(encoding="utf-8").count(builder.facts.pretty_name) >= 1
 
 
