@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from string import Template
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
