@@ -9,6 +9,7 @@ worker that needs it under a file lock.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,12 @@ from filelock import FileLock
 from builders.cli import main as needlework_main
 from builders.sources.icews import TemporalGraph, read_icews
 from needlework.tokenizers import load_tokenizer
+
+# Bytecode is cached even where the environment sets PYTHONDONTWRITEBYTECODE (these machines' images do): without
+# it every worker compiles the project and rewrites the asserts of every test module anew (~8 s of CPU a worker at
+# collection), and so does every `python -m eval` / `needlework` subprocess a test starts. The caches are
+# __pycache__ folders, which git ignores.
+sys.dont_write_bytecode = False
 
 SHARED_DATA_VARIABLE = "NEEDLEWORK_SHARED_DATA"
 # Set by CI, where a missing slice is a broken checkout rather than a reason to skip.

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests
 N_CTX = 4096
 QUESTIONS = 2
 MAX_TOKENS = 32
-WORLD = {"world_docs": 200, "world_questions": 20, "strategies": ("bm25", "bm25+ppr"), "sizes": (0, 2_000),
+WORLD = {"world_docs": 200, "world_questions": 20, "strategies": ("bm25", "bm25+ppr"), "sizes": (0,),
          "top_k": 100, "materialize": ()}
 
 
