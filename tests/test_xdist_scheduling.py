@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("xdist")
 
-from tests.xdist_scheduling import GROUPS, scope_of  # noqa: E402
+from tests.xdist_scheduling import GROUPS, scope_of
 
 REPO = Path(__file__).resolve().parents[1]
 STARTS_A_SERVER = re.compile(r"\brunning_server\(")
