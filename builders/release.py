@@ -70,6 +70,8 @@ class _SplitWriter:
         if not self._buffer:
             return
         try:
+            # pyarrow's first conversion of Python values in a process imports pandas (if installed) to
+            # ask whether they are pandas objects: ~0.25 s CPU that no needlework module asks for.
             table = pa.Table.from_pylist(self._buffer, schema=self.schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError) as err:
             raise ReleaseError(f"{self.folder.name}/{self.split}: a row does not match the declared features: {err}") from err
