@@ -13,9 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from builders.cli import main
+from tests.support.signals import with_default_signals
 
 SLOW_BUILD = ("build", "rulerv2", "--tasks", "mk_niah_basic", "--lengths", "65536", "--samples", "1000", "--quiet")
-"""Minutes of work: the signal always arrives while the release is being written."""
+"""About 25 s of work on a quiet 2-core machine: the signal always arrives while the release is being written."""
 
 
 def wait_for_partial(folder: Path, process: subprocess.Popen, timeout: float = 120.0) -> Path:
@@ -35,7 +36,7 @@ def wait_for_partial(folder: Path, process: subprocess.Popen, timeout: float = 1
 def test_signalled_build_removes_its_partial_folder_and_keeps_the_old_release(demo, tmp_path, signum, status):
     out = tmp_path / "rulerv2"
     shutil.copytree(demo.folder / "rulerv2", out)
-    build = subprocess.Popen([sys.executable, "-m", "builders", *SLOW_BUILD, "--out", str(out)],
+    build = subprocess.Popen(with_default_signals([sys.executable, "-m", "builders", *SLOW_BUILD, "--out", str(out)]),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_partial(tmp_path, build)
     build.send_signal(signum)

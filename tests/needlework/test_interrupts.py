@@ -13,6 +13,7 @@ import pytest
 import needlework.atomic
 from needlework.atomic import atomic_folder
 from needlework.interrupts import Interrupted, deferred_signals, signals_unwind
+from tests.support.signals import with_default_signals
 
 CHILD = textwrap.dedent(
     """
@@ -36,7 +37,8 @@ CHILD = textwrap.dedent(
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_in_another_process_removes_its_partial_folder(tmp_path, signum, status):
     target = tmp_path / "release"
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(target)], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(with_default_signals([sys.executable, "-c", CHILD, str(target)]), stdout=subprocess.PIPE,
+                             text=True)
     assert child.stdout.readline() == "ready\n"
     assert [p.name.endswith(".partial") for p in tmp_path.iterdir()] == [True]
     child.send_signal(signum)
