@@ -18,7 +18,7 @@ def with_default_signals(argv: list[str]) -> list[str]:
 
     A child inherits the ignored signals and the signal mask of the process that forks it, and needlework's
     command line keeps a signal it was started ignoring ignored, as a background job of a script expects
-    (:func:`needlework.interrupts.signals_unwind`). Under the parallel suite a worker was seen, in 2 of 6 full
+    (:func:`needlework.interrupts.signals_unwind`). Under the parallel suite a worker was seen, in 2 of 8 full
     runs and for SIGINT only, to start children that ignored SIGINT, so a test of how a signal stops a
     process would fail for a reason outside the code it tests. The shim resets both signals and unblocks
     them, then ``exec``s ``argv``.
