@@ -14,7 +14,9 @@ previous release (or nothing) at the target. Rows are buffered one row group at 
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
 import json
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -36,6 +38,35 @@ from needlework.tokens import TokenCounter
 CARD = "README.md"
 ROW_GROUP_BYTES = 8 * 2**20
 SHARD_BYTES = 256 * 2**20
+
+
+class _HidePandas(importlib.abc.MetaPathFinder):
+    """An import hook under which ``import pandas`` fails as if pandas were not installed."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.partition(".")[0] == "pandas":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+def skip_pyarrow_pandas_probe() -> None:
+    """Spare this process the pandas import that pyarrow's first conversion of Python values makes.
+
+    On its first ``pa.array`` of Python values pyarrow imports pandas (when installed) to ask whether
+    they are pandas objects: ~0.25 s of CPU, a fifth of a small NeedleBench build, for a question
+    whose answer is no (a release's rows are plain values converted to declared types). This asks
+    the question once with pandas hidden; pyarrow remembers "no pandas" for that check, and still
+    imports pandas when a later call needs it (``to_pandas``), as tests/builders/test_release.py
+    checks. Only the ``needlework build`` process calls it: in a library caller's process pyarrow
+    must keep recognising the caller's pandas objects. Nothing to do when pandas is already loaded.
+    """
+    if "pandas" in sys.modules:
+        return
+    hide = _HidePandas()
+    sys.meta_path.insert(0, hide)
+    try:
+        pa.array([], pa.string())
+    finally:
+        sys.meta_path.remove(hide)
 
 
 def shard_name(split: str, index: int, total: int) -> str:
@@ -70,8 +101,6 @@ class _SplitWriter:
         if not self._buffer:
             return
         try:
-            # pyarrow's first conversion of Python values in a process imports pandas (if installed) to
-            # ask whether they are pandas objects: ~0.25 s CPU that no needlework module asks for.
             table = pa.Table.from_pylist(self._buffer, schema=self.schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError) as err:
             raise ReleaseError(f"{self.folder.name}/{self.split}: a row does not match the declared features: {err}") from err

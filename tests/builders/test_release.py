@@ -469,3 +469,35 @@ def test_builds_are_identical_across_processes(tmp_path, qwen):
     other = content("seed2")
     assert sorted(other) == sorted(f"{c}/{split}" for c in TASKS for split in ("golden", "test"))
     assert all(other[c] != content("hash1-seed1")[c] for c in other)
+
+
+# --- A build process does not import pandas ----------------------------------------------------------------
+
+PANDAS_PROBE = """
+import sys
+import pyarrow as pa
+from builders.release import skip_pyarrow_pandas_probe
+skip_pyarrow_pandas_probe()
+table = pa.Table.from_pylist([{"text": "a", "ids": [1, 2]}],
+                             schema=pa.schema([("text", pa.string()), ("ids", pa.list_(pa.int64()))]))
+print("pandas" in sys.modules)
+frame = table.to_pandas()
+print("pandas" in sys.modules, list(frame["text"]))
+"""
+
+
+def test_rows_convert_without_pandas_and_pandas_still_loads_when_asked():
+    # The build command's shortcut (skip_pyarrow_pandas_probe) must not cost a later caller pandas.
+    done = subprocess.run([sys.executable, "-c", PANDAS_PROBE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["False", "True ['a']"]
+
+
+def test_the_build_command_imports_no_pandas(tmp_path):
+    script = ("import sys\nfrom builders.cli import main\n"
+              f"main(['build', 'rulerv2', '--out', {str(tmp_path / 'r')!r}, '--tasks', 'mk_niah_basic', '--lengths', '1024',"
+              " '--samples', '1', '--quiet'], standalone_mode=False)\n"
+              "print('pandas' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "False"
