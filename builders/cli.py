@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from builders.options import click_options, spec_from_options
-from builders.registry import REGISTERED, Registered
+from builders.registry import IDS, Registered, registered
 from needlework import __version__
 from needlework.cliutil import domain_errors, interruptible
 from needlework.releases import check_release_folder
@@ -29,7 +29,20 @@ def main() -> None:
     """Build long-context needle-in-a-haystack benchmarks as Hugging Face datasets."""
 
 
-@main.group()
+class _BuildGroup(click.Group):
+    """``needlework build``: ``demo`` plus one command per registered benchmark, made from its spec
+    only when it is named (so ``build needlebench`` imports no other benchmark's spec)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*IDS, *self.commands])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in IDS:
+            return build_command(registered(cmd_name))
+        return super().get_command(ctx, cmd_name)
+
+
+@main.group(cls=_BuildGroup)
 def build() -> None:
     """Build a benchmark release into a folder."""
 
@@ -44,7 +57,10 @@ def build_command(entry: Registered) -> click.Command:
     @interruptible
     @domain_errors
     def run(out: Path, quiet: bool, **values: Any) -> None:
+        from builders.release import skip_pyarrow_pandas_probe
+
         spec = spec_from_options(entry.spec, values)
+        skip_pyarrow_pandas_probe()
         report = entry.builder().build(spec, out, progress=not quiet)
         for line in report.lines():
             click.echo(line)
@@ -57,10 +73,6 @@ def build_command(entry: Registered) -> click.Command:
     return click.Command(entry.id, params=params, callback=run, help=entry.summary, short_help=entry.summary)
 
 
-for _entry in REGISTERED:
-    build.add_command(build_command(_entry))
-
-
 @build.command("demo")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to hold one release per benchmark.")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -71,7 +83,9 @@ for _entry in REGISTERED:
 def build_demo_command(out: Path, seed: int, tokenizer: str, quiet: bool) -> None:
     """Every implemented benchmark, small, on its embedded default (offline)."""
     from builders.demo import build_demo
+    from builders.release import skip_pyarrow_pandas_probe
 
+    skip_pyarrow_pandas_probe()
     report = build_demo(out, seed=seed, tokenizer=tokenizer, progress=not quiet)
     for name, path in report.releases.items():
         click.echo(f"{name}: {path}")

@@ -1,8 +1,8 @@
 """Every benchmark builder, in the order the CLI lists them and the demo builds them.
 
-The table holds what the command line needs without building anything: each benchmark's id, its
-build spec (a light module, :mod:`builders.specs`) and the module that builds it, which is imported
-only when a build runs (:meth:`Registered.builder`). So ``needlework build <id> --help`` reads the
+The table holds what the command line needs without building anything: each benchmark's id, where
+its build spec is (a light module, :mod:`builders.specs`, imported when the command is named) and the
+module that builds it, which is imported only when a build runs (:meth:`Registered.builder`). So ``needlework build <id> --help`` reads the
 options from the spec and never loads ``datasets``, the retrievers or the EMB-S stack.
 
 Adding a benchmark adds one line here; the ``needlework build`` command, the demo and the contract
@@ -16,18 +16,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from builders.options import spec_summary
-from builders.specs.embs import EmbsBuild
-from builders.specs.haystackcraft import HaystackCraftBuild
-from builders.specs.needlebench import NeedleBenchBuild
-from builders.specs.rulerv2 import RulerV2Build
-from builders.specs.sequential_niah import SequentialNiahBuild
-from builders.specs.world import WorldBuild
-from generators.embs.spec import BENCHMARK as EMBS
-from generators.haystackcraft.spec import BENCHMARK as HAYSTACKCRAFT
-from generators.needlebench.spec import BENCHMARK as NEEDLEBENCH
-from generators.rulerv2.spec import BENCHMARK as RULERV2
-from generators.sequential_niah.spec import BENCHMARK as SEQUENTIAL_NIAH
-from generators.world.spec import BENCHMARK as WORLD
 from needlework.checks import require_one_of
 
 if TYPE_CHECKING:
@@ -39,14 +27,22 @@ class Registered:
     """One benchmark as the registry lists it.
 
     Attributes:
-        id: The benchmark's id (command name, demo folder, manifest ``benchmark``).
-        spec: Its build-spec dataclass, whose fields are the command's options.
+        id: The benchmark's id (command name, demo folder, manifest ``benchmark``): its generator's
+            ``BENCHMARK``, written out so that naming one benchmark imports no other's modules
+            (tests/builders/test_registry.py checks that they are equal).
+        spec_path: ``module:Class`` of its build-spec dataclass, whose fields are the command's options.
         module: The module whose ``BUILDER`` builds it (imported on first use).
     """
 
     id: str
-    spec: type
+    spec_path: str
     module: str
+
+    @property
+    def spec(self) -> type:
+        """The build-spec dataclass (importing its light module now)."""
+        module, _, name = self.spec_path.partition(":")
+        return getattr(importlib.import_module(module), name)
 
     @property
     def summary(self) -> str:
@@ -59,12 +55,12 @@ class Registered:
 
 
 REGISTERED: tuple[Registered, ...] = (
-    Registered(RULERV2, RulerV2Build, "builders.rulerv2"),
-    Registered(NEEDLEBENCH, NeedleBenchBuild, "builders.needlebench"),
-    Registered(WORLD, WorldBuild, "builders.world"),
-    Registered(HAYSTACKCRAFT, HaystackCraftBuild, "builders.haystackcraft"),
-    Registered(SEQUENTIAL_NIAH, SequentialNiahBuild, "builders.sequential_niah"),
-    Registered(EMBS, EmbsBuild, "builders.embs"),
+    Registered("rulerv2", "builders.specs.rulerv2:RulerV2Build", "builders.rulerv2"),
+    Registered("needlebench", "builders.specs.needlebench:NeedleBenchBuild", "builders.needlebench"),
+    Registered("world", "builders.specs.world:WorldBuild", "builders.world"),
+    Registered("haystackcraft", "builders.specs.haystackcraft:HaystackCraftBuild", "builders.haystackcraft"),
+    Registered("sequential-niah", "builders.specs.sequential_niah:SequentialNiahBuild", "builders.sequential_niah"),
+    Registered("embs", "builders.specs.embs:EmbsBuild", "builders.embs"),
 )
 IDS: tuple[str, ...] = tuple(r.id for r in REGISTERED)
 
