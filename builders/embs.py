@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts

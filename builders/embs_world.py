@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from builders.engine import Engine, batched
 from builders.retrieval.base import ranks_of

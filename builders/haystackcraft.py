@@ -22,7 +22,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts

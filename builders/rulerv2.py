@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from importlib import metadata, resources
 from pathlib import Path
 
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts

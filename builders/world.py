@@ -14,7 +14,7 @@ from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from builders.base import Builder
 from builders.card import CardFacts

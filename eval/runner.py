@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from eval.backends import BackendName, backend_for
 from eval.backends.base import (

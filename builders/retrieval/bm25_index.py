@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 
 import bm25s
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from builders.retrieval.analysis import Analyzer, plain_analyze
 from needlework.errors import SpecError

@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from builders.engine import Engine
 from builders.retrieval.base import DocumentRenderer, Hits, LastCall, check_corpus

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from builders.retrieval.base import ranks_of, top_k
 from builders.retrieval.bm25 import BM25Retriever, tokenize

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from builders.engine import Engine
 from builders.retrieval.base import DocumentRenderer, Retriever, StrategyRanking, order_keys, ranks_of, top_k

@@ -24,11 +24,7 @@ from builders.hashing import file_sha256, folder_sha256
 from builders.sources.names import HUB, WORLD
 from builders.sources.records import TABLE_SUFFIXES, read_records, record_error, require_field
 from needlework.errors import InputError
-from generators.world.articles import render_article
-from generators.world.lexicon_en import LEXICON as EN_LEXICON
-from generators.world.lexicon_zh import LEXICON as ZH_LEXICON
 from generators.world.spec import WorldSpec
-from generators.world.tables import generate_world
 TEXT_SUFFIX = ".txt"
 WORLD_FILLER = WorldSpec(docs=600, langs=("en", "zh"), questions=0)
 TEXT_ATTRIBUTION = {
@@ -63,6 +59,13 @@ class FillerDocuments:
 
 @lru_cache(maxsize=4)
 def _world_articles(seed: int) -> dict[str, tuple[str, ...]]:
+    # The world's modules are imported here, when the world is the filler: a build over the paper's
+    # essays does not pay for them.
+    from generators.world.articles import render_article
+    from generators.world.lexicon_en import LEXICON as EN_LEXICON
+    from generators.world.lexicon_zh import LEXICON as ZH_LEXICON
+    from generators.world.tables import generate_world
+
     world, _, _ = generate_world(WORLD_FILLER, seed)
     return {
         lang: tuple(f"{a.title}\n{a.text}" for a in (render_article(world, e, lex) for e in range(len(world.entities))))

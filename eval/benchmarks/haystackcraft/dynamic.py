@@ -30,7 +30,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from eval.backends.base import WINDOW_ERROR_KINDS, Backend, Outcome, Request
 from eval.benchmarks.haystackcraft.tasks import extract_answer, official_extract_answer
