@@ -105,6 +105,19 @@ def shared_file(shared_data: Path) -> Callable[[str], Path]:
     return find
 
 
+WIKIPEDIA_SLICE = "enwiki_gensim/enwiki-pages-articles1-p10p30302-shortened.xml.bz2"
+"""The shared Wikipedia dump slice (53 articles with links), relative to the shared data folder."""
+
+
+@pytest.fixture(scope="session")
+def wikipedia_slice(shared_file: Callable[[str], Path]):
+    """The Wikipedia dump slice as ``read_mediawiki_dump`` reads it in one process, read once per worker
+    (~5 s of parsing each time). Tests read it and never change it."""
+    from builders.sources.wikipedia import read_mediawiki_dump
+
+    return read_mediawiki_dump(shared_file(WIKIPEDIA_SLICE), workers=1)
+
+
 @pytest.fixture(scope="session")
 def qwen():
     """The default tokenizer (Qwen2.5), exact and offline."""

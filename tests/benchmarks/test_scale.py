@@ -116,7 +116,7 @@ def test_one_thread_counting_counts_the_same_and_restores_the_counter():
     assert tiktoken_counter.max_threads() == cap
 
 
-def test_the_parse_workload_is_the_slice_repeated_as_a_multistream_dump(shared_file, tmp_path):
+def test_the_parse_workload_is_the_slice_repeated_as_a_multistream_dump(shared_file, wikipedia_slice, tmp_path):
     """The benchmark's dump (write_multistream of the slice's pages x 2, Wikimedia's layout) reads, on the public
     read_mediawiki_dump, as the slice twice; the stage timer sees the stage's own time and refuses engines whose
     stage does not run in this process."""
@@ -130,7 +130,7 @@ def test_the_parse_workload_is_the_slice_repeated_as_a_multistream_dump(shared_f
     pages = scale.make_multistream(bz2.decompress(slice_dump.read_bytes()), 2, 15, out)
     timer = scale.StageTimer(Engine("local", 1))
     read = read_mediawiki_dump(out, engine=timer, group_bytes=200_000)
-    single = read_mediawiki_dump(slice_dump, workers=1)
+    single = wikipedia_slice
     assert pages == read.stats["pages"] == 2 * single.stats["pages"] == 270
     assert read.corpus.column("text").to_pylist() == single.corpus.column("text").to_pylist() * 2
     assert timer.inside_s > 0

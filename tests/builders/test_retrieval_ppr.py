@@ -233,12 +233,10 @@ def test_pagerank_many_is_bitwise_pagerank_at_the_iteration_cap():
 
 
 @pytest.mark.parametrize("damping", [0.5, 0.85])
-def test_pagerank_many_is_bitwise_pagerank_on_the_wikipedia_slice_graph(shared_file, damping):
+def test_pagerank_many_is_bitwise_pagerank_on_the_wikipedia_slice_graph(wikipedia_slice, damping):
     """On the real hyperlink graph of the Wikipedia dump slice (``enwiki_gensim``: 53 articles, 21 linked pairs,
     isolated articles among the seeds), many seed sets."""
-    from builders.sources.wikipedia import read_mediawiki_dump
-
-    read = read_mediawiki_dump(shared_file("enwiki_gensim/enwiki-pages-articles1-p10p30302-shortened.xml.bz2"), workers=1)
+    read = wikipedia_slice
     n = read.corpus.num_rows
     graph = PprGraph.from_links(read.links["src"].to_numpy(), read.links["dst"].to_numpy(), n)
     assert graph.adjacency.nnz == 42  # 21 two-way article pairs among the 53 articles

