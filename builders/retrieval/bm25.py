@@ -33,7 +33,7 @@ import numpy as np
 
 from builders.retrieval.analysis import PLAIN, analyzer, describe, plain_analyze
 from builders.retrieval.base import DocumentRenderer, LastCall, check_corpus
-from builders.retrieval.bm25_index import DiskIndex, scratch_folder, write_index
+from builders.retrieval.bm25_index import DiskIndex, scratch_folder, write_index, write_index_of_term_ids
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
 from needlework.errors import SpecError
 
@@ -84,6 +84,29 @@ class BM25Retriever:
         show_progress: bool = False,
     ) -> None:
         check_corpus(titles, texts)
+        self._configure(k1, b, analysis)
+        self.n_docs = len(titles)
+        self._render = render
+        self.postings = self._load_or_build(titles, texts, cache, corpus_fp, show_progress)
+
+    @classmethod
+    def of_term_ids(cls, documents: Sequence[np.ndarray], terms: Sequence[str], *, k1: float = 0.9, b: float = 0.4,
+                    analysis: str = PLAIN) -> BM25Retriever:
+        """BM25 over documents already analysed (with ``analysis``) into ids of ``terms``, in token order.
+
+        The retriever of their rendered texts (the same index, so the same scores), built without analysing them
+        again, in a temporary folder (never cached): for many corpora drawn from one set of documents.
+        """
+        retriever = cls.__new__(cls)
+        retriever._configure(k1, b, analysis)
+        retriever.n_docs = len(documents)
+        retriever._scratch = scratch_folder()
+        folder = Path(retriever._scratch.name)
+        write_index_of_term_ids(documents, terms, folder, k1=k1, b=b)
+        retriever.postings = DiskIndex(folder)
+        return retriever
+
+    def _configure(self, k1: float, b: float, analysis: str) -> None:
         if k1 < 0 or not 0 <= b <= 1:
             raise SpecError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         self.analysis = analysis
@@ -98,12 +121,9 @@ class BM25Retriever:
             **describe(analysis),
         }
         self.fingerprint = fingerprint_of(self.config)
-        self.n_docs = len(titles)
         self.loaded_from_cache = False
         self._last = LastCall()
-        self._render = render
         self._scratch: Any = None
-        self.postings = self._load_or_build(titles, texts, cache, corpus_fp, show_progress)
         self._bm25s: bm25s.BM25 | None = None
 
     def _load_or_build(

@@ -21,7 +21,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -53,23 +53,70 @@ def write_index(documents: Iterable[str], folder: Path, *, k1: float, b: float, 
     tokenization by default). Memory holds one batch of documents, the vocabulary and per-document lengths; the
     (doc, term, tf) entries go to a scratch file in ``folder`` that is removed at the end.
     """
-    folder.mkdir(parents=True, exist_ok=True)
     vocab: dict[str, int] = {}
+
+    def term_ids(batch: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        tokens = analyze(batch)
+        n_tokens = np.fromiter((len(doc) for doc in tokens), dtype=np.int64, count=len(tokens))
+        ids = np.fromiter((vocab.setdefault(t, len(vocab)) for doc in tokens for t in doc), dtype=np.int64,
+                          count=int(n_tokens.sum()))
+        return n_tokens, ids
+
+    documents = tqdm(documents, total=total, desc="index BM25", unit="doc", disable=not show_progress)
+    return _write(map(term_ids, _batches(documents, batch_docs)), vocab, folder, k1=k1, b=b, range_entries=range_entries)
+
+
+def write_index_of_term_ids(documents: Iterable[np.ndarray], terms: Sequence[str], folder: Path, *, k1: float, b: float,
+                            batch_docs: int = BATCH_DOCS, range_entries: int = RANGE_ENTRIES) -> int:
+    """:func:`write_index` of documents already analysed: each an array of ids into ``terms``, in token order.
+
+    The index is the one :func:`write_index` writes from the documents' texts, value for value (its vocabulary
+    too: terms in order of first appearance), without analysing the texts again; the EMB-S ladder indexes
+    many nested corpora of one bank, whose documents it analyses once.
+    """
+    position = np.full(len(terms), -1, dtype=np.int64)  # a term's id in this index, -1 before it appears
+    vocab: dict[str, int] = {}
+
+    def term_ids(batch: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        n_tokens = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
+        ids = np.concatenate(batch).astype(np.int64, copy=False) if batch else np.zeros(0, dtype=np.int64)
+        seen, first = np.unique(ids, return_index=True)
+        new = position[seen] < 0
+        arrivals = seen[new][np.argsort(first[new], kind="stable")]
+        known = len(vocab)
+        position[arrivals] = np.arange(known, known + len(arrivals))
+        vocab.update((terms[t], known + i) for i, t in enumerate(arrivals.tolist()))
+        return n_tokens, position[ids]
+
+    return _write(map(term_ids, _batches(documents, batch_docs)), vocab, folder, k1=k1, b=b, range_entries=range_entries)
+
+
+def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _write(batches: Iterable[tuple[np.ndarray, np.ndarray]], vocab: dict[str, int], folder: Path, *, k1: float,
+           b: float, range_entries: int) -> int:
+    """The index of documents given a batch at a time as (tokens per document, their term ids, concatenated).
+
+    ``vocab`` (term -> id) is complete once the batches are consumed. Returns the number of documents.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
     df = np.zeros(0, dtype=np.int64)
     lengths: list[np.ndarray] = []
     scratch = folder / "entries.scratch"
     n_docs = 0
     with open(scratch, "wb") as spill:
-        batch: list[str] = []
-        for text in tqdm(documents, total=total, desc="index BM25", unit="doc", disable=not show_progress):
-            batch.append(text)
-            if len(batch) == batch_docs:
-                df = _count_batch(batch, n_docs, vocab, df, lengths, spill, analyze)
-                n_docs += len(batch)
-                batch = []
-        if batch:
-            df = _count_batch(batch, n_docs, vocab, df, lengths, spill, analyze)
-            n_docs += len(batch)
+        for n_tokens, ids in batches:
+            df = _count_batch(n_tokens, ids, n_docs, len(vocab), df, lengths, spill)
+            n_docs += len(n_tokens)
     if n_docs == 0:
         scratch.unlink()
         raise SpecError("the corpus is empty")
@@ -90,22 +137,18 @@ def write_index(documents: Iterable[str], folder: Path, *, k1: float, b: float, 
     return n_docs
 
 
-def _count_batch(batch: Sequence[str], first_doc: int, vocab: dict[str, int], df: np.ndarray, lengths: list[np.ndarray],
-                 spill: BinaryIO, analyze: Analyzer) -> np.ndarray:
-    """Tokenize a batch, append its (doc, term, tf) entries to ``spill``; returns the grown document frequencies."""
-    tokens = analyze(batch)
-    n_tokens = np.fromiter((len(doc) for doc in tokens), dtype=np.int64, count=len(tokens))
-    ids = np.fromiter((vocab.setdefault(t, len(vocab)) for doc in tokens for t in doc), dtype=np.int64,
-                      count=int(n_tokens.sum()))
-    docs = np.repeat(np.arange(first_doc, first_doc + len(tokens), dtype=np.int64), n_tokens)
+def _count_batch(n_tokens: np.ndarray, ids: np.ndarray, first_doc: int, n_vocab: int, df: np.ndarray,
+                 lengths: list[np.ndarray], spill: BinaryIO) -> np.ndarray:
+    """Append a batch's (doc, term, tf) entries to ``spill``; returns the grown document frequencies."""
+    docs = np.repeat(np.arange(first_doc, first_doc + len(n_tokens), dtype=np.int64), n_tokens)
     keys, tf = np.unique((docs << 32) | ids, return_counts=True)  # sorted by doc, then term
     entries = np.empty(len(keys), dtype=_ENTRY)
     entries["doc"], entries["term"], entries["tf"] = keys >> 32, keys & 0xFFFFFFFF, tf
     spill.write(entries.tobytes())
     lengths.append(n_tokens.astype(np.int32))
-    grown = np.zeros(len(vocab), dtype=np.int64)
+    grown = np.zeros(n_vocab, dtype=np.int64)
     grown[:len(df)] = df
-    grown += np.bincount(entries["term"], minlength=len(vocab))
+    grown += np.bincount(entries["term"], minlength=n_vocab)
     return grown
 
 

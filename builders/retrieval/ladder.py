@@ -42,6 +42,11 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 QUERY_BLOCK = 32
 """Queries scored at a time against a whole corpus (bounds the score matrix at 32 x corpus size)."""
+ANALYSED_TERMS_KEPT = 32 * 2**20
+"""Most term ids (4 bytes each) of analysed bank documents a :class:`Bank` keeps for its corpus indexes: a bank of up
+to ~30M tokens is analysed once for its whole ladder; documents past it are analysed again for each corpus."""
+ANALYSIS_BATCH = 2048
+"""Bank documents analysed at a time."""
 
 QueryScorer = Callable[[Sequence[str]], np.ndarray]
 """``queries -> (len(queries), len(corpus))`` float32 scores over one opened corpus."""
@@ -68,11 +73,6 @@ class LazyColumn(RowSequence[str]):
         return self._get(index)
 
 
-def subset(column: Sequence[str], ids: np.ndarray) -> LazyColumn:
-    """The strings of ``column`` at ``ids``, read on demand (a corpus's texts without copying the bank's)."""
-    return LazyColumn(len(ids), lambda i: column[int(ids[i])])
-
-
 def cjk_bigrams(text: str) -> str:
     """``text`` with every run of CJK characters replaced by its overlapping character bigrams (space-separated)."""
     def bigrams(match: re.Match[str]) -> str:
@@ -95,6 +95,9 @@ class Bank:
         self.dense_model, self.cache_dir, self.progress = dense_model, cache_dir, progress
         self._dense: Any = None
         self._bm25: BM25Retriever | None = None
+        self._terms: dict[str, int] = {}  # every term of the analysed documents -> its id
+        self._term_ids: dict[int, np.ndarray] = {}  # doc id -> its BM25 terms as ids, in token order
+        self._terms_kept = 0
 
     @property
     def dense(self) -> Any:
@@ -111,6 +114,32 @@ class Bank:
         if self._bm25 is None:
             self._bm25 = BM25Retriever(self.titles, self.texts, render=bm25_document, cache=RetrievalCache(self.cache_dir))
         return self._bm25
+
+    def bm25_term_ids(self, doc_ids: Sequence[int]) -> list[np.ndarray]:
+        """The BM25 analysis of bank documents (:func:`bm25_document`, then :func:`tokenize`) as ids into
+        :meth:`bm25_terms`, each document analysed once while :data:`ANALYSED_TERMS_KEPT` allows.
+
+        The ladder's corpora are nested (each holds the one below it), so without this every document of the
+        64K corpus would be analysed again for every larger corpus that holds it.
+        """
+        missing = list(dict.fromkeys(d for d in doc_ids if d not in self._term_ids))
+        fresh: dict[int, np.ndarray] = {}
+        for start in range(0, len(missing), ANALYSIS_BATCH):
+            batch = missing[start:start + ANALYSIS_BATCH]
+            analysed = tokenize([bm25_document(self.titles[d], self.texts[d]) for d in batch])
+            for doc, tokens in zip(batch, analysed):
+                ids = np.fromiter((self._terms.setdefault(t, len(self._terms)) for t in tokens), dtype=np.int32,
+                                  count=len(tokens))
+                if self._terms_kept + len(ids) <= ANALYSED_TERMS_KEPT:
+                    self._term_ids[doc] = ids
+                    self._terms_kept += len(ids)
+                else:
+                    fresh[doc] = ids
+        return [self._term_ids[d] if d in self._term_ids else fresh[d] for d in doc_ids]
+
+    def bm25_terms(self) -> list[str]:
+        """The terms of :meth:`bm25_term_ids`, by id."""
+        return list(self._terms)
 
     def score_all(self, retriever: str, queries: Sequence[str]) -> np.ndarray:
         """``(len(queries), n_docs)`` scores of every bank document."""
@@ -175,7 +204,8 @@ class Bank:
             def open_bm25(corpus: np.ndarray) -> QueryScorer:
                 if len(corpus) == len(self.titles):
                     return lambda queries: self.score_all("bm25", queries)[:, corpus]
-                index = BM25Retriever(subset(self.titles, corpus), subset(self.texts, corpus), render=bm25_document)
+                documents = self.bm25_term_ids(corpus.tolist())
+                index = BM25Retriever.of_term_ids(documents, self.bm25_terms())
                 return lambda queries: np.asarray(index.score_all([cjk_bigrams(q) for q in queries]))
             return open_bm25
         raise SpecError(one_of_message("retriever", retriever, RETRIEVERS))

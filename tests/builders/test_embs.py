@@ -19,6 +19,8 @@ import pytest
 from builders import embs_world
 from builders.embs import EmbsBuild, build, context_config, demo_spec
 from builders.options import reproducing_command
+from builders.retrieval import ladder
+from builders.retrieval.bm25 import BM25Retriever
 from builders.retrieval.ladder import Bank, rank_corpus, rank_ladder, retrieval_rows
 from builders.embs_world import compose_queries, grow
 from builders.retrieval.dense import DenseRetriever
@@ -295,6 +297,24 @@ def test_dense_recall_never_rises_with_scale(release: Path) -> None:
         values = [r[metric] for r in rows]
         assert values == sorted(values, reverse=True), (metric, values)
     assert rows[0]["sr10"] > rows[-1]["sr10"]
+
+
+@pytest.mark.parametrize("kept", [0, 2_000, ladder.ANALYSED_TERMS_KEPT], ids=["none-kept", "some-kept", "all-kept"])
+def test_bm25_corpus_scores_are_those_of_an_index_of_the_corpus_texts(release: Path, monkeypatch, kept: int) -> None:
+    """A ladder corpus's BM25 index is built from the bank's documents analysed once (as many as fit
+    ANALYSED_TERMS_KEPT); its scores are those of an index of the corpus's own texts, bit for bit."""
+    monkeypatch.setattr(ladder, "ANALYSED_TERMS_KEPT", kept)
+    bank_rows = load(release, "memorybank")
+    bank = Bank(bank_rows["title"], bank_rows["text"])
+    queries = [q["query"] for q in load(release, "queries").to_list()[:8]]
+    chosen = np.random.default_rng(kept).permutation(len(bank_rows))
+    for size in (40, 80):  # nested, as the ladder's corpora are
+        corpus = np.sort(chosen[:size])
+        texts = BM25Retriever([bank_rows["title"][i] for i in corpus.tolist()], [bank_rows["text"][i] for i in corpus.tolist()],
+                              render=ladder.bm25_document)
+        expected = texts.score_all([ladder.cjk_bigrams(q) for q in queries])
+        assert np.array_equal(bank.scorer("bm25")(corpus)(queries), expected)
+    assert bank._terms_kept <= kept and (bank._terms_kept > 0) == (kept > 0)
 
 
 def test_render_entry_pieces_partition_the_article(composed) -> None:

@@ -18,7 +18,7 @@ import builders.retrieval.dense as dense_module
 from builders.retrieval.analysis import plain_analyze
 from builders.retrieval.base import full_order, order_keys, ranks_of, search_batch, top_k
 from builders.retrieval.bm25 import BM25Retriever, tokenize
-from builders.retrieval.bm25_index import DiskIndex, PackedVocabulary, write_index
+from builders.retrieval.bm25_index import DiskIndex, PackedVocabulary, write_index, write_index_of_term_ids
 from builders.retrieval.cache import RetrievalCache, cache_key, corpus_fingerprint, default_cache_dir
 from builders.retrieval.dense import DenseRetriever
 from builders.retrieval.hybrid import HybridRetriever
@@ -225,6 +225,24 @@ def test_streamed_bm25_index_is_bm25s_index_value_for_value(musique, tmp_path):
             assert np.array_equal(disk.get_scores(tokens), expected), query
     with pytest.raises(SpecError, match="empty"):
         write_index(iter([]), tmp_path / "empty", k1=0.9, b=0.4)
+
+
+def test_an_index_of_term_ids_is_the_index_of_the_texts(musique, tmp_path):
+    """Documents analysed once into ids of a shared vocabulary (as the EMB-S ladder's bank is) index, for any subset in
+    any order, into the files write_index writes from the subset's texts, byte for byte."""
+    docs = [render_document(t, x) for t, x in zip(musique["titles"], musique["texts"])] + ["", "the of and"]
+    terms: dict[str, int] = {}
+    analysed = [np.array([terms.setdefault(t, len(terms)) for t in tokens], dtype=np.int32)
+                for tokens in plain_analyze(docs)]
+    rng = np.random.default_rng(0)
+    for name, subset in (("all", np.arange(len(docs))), ("half", np.sort(rng.choice(len(docs), len(docs) // 2, replace=False))),
+                         ("shuffled", rng.permutation(len(docs))[:40])):
+        texts_dir, ids_dir = tmp_path / name / "texts", tmp_path / name / "ids"
+        write_index([docs[i] for i in subset], texts_dir, k1=0.9, b=0.4, batch_docs=13, range_entries=500)
+        assert write_index_of_term_ids([analysed[i] for i in subset], list(terms), ids_dir, k1=0.9, b=0.4, batch_docs=13,
+                                       range_entries=500) == len(subset)
+        for file in sorted(p.name for p in texts_dir.iterdir()):
+            assert (ids_dir / file).read_bytes() == (texts_dir / file).read_bytes(), (name, file)
 
 
 class _OneKeyVocabulary(PackedVocabulary):
