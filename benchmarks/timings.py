@@ -1,6 +1,9 @@
 """How long a user and a contributor wait: ``--help`` of every command, the demo, every README default build and
 the suite, each timed as whole processes (CPU and wall), the median of ``--repeats`` runs. Run by hand, quiet.
 
+Every run starts from an empty ``$NEEDLEWORK_CACHE`` of its own: builds cache retrieval indexes and rankings
+there, and a run that found the previous run's would time a different (warm) build.
+
 CPU is the stable figure on a shared machine (user + system time of the process and every process it waited
 for, from ``os.wait4``); wall is what a person waits. Runs of one item follow each other; items run in the
 order given. Output: one JSON line per run as it ends (``--log``), then a Markdown table of medians for the
@@ -125,10 +128,11 @@ def main(only: str, repeats: int, cwd: Path, log: Path | None) -> None:
         for kind in kinds:
             for command_template in commands(kind, Path(scratch) / "out"):
                 for _ in range(repeats):
-                    out = Path(scratch) / "out"
-                    shutil.rmtree(out, ignore_errors=True)
-                    out.mkdir(parents=True)
-                    run = timed(kind, command_template, cwd.resolve(), env)
+                    out, cache = Path(scratch) / "out", Path(scratch) / "cache"
+                    for folder in (out, cache):
+                        shutil.rmtree(folder, ignore_errors=True)
+                        folder.mkdir(parents=True)
+                    run = timed(kind, command_template, cwd.resolve(), {**env, "NEEDLEWORK_CACHE": str(cache)})
                     runs.append(run)
                     click.echo(json.dumps(asdict(run)), err=True)
                     if log is not None:
