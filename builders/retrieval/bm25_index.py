@@ -21,7 +21,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -29,6 +29,7 @@ import bm25s
 import numpy as np
 from tqdm.autonotebook import tqdm
 
+from builders.engine import batched
 from builders.retrieval.analysis import Analyzer, plain_analyze
 from needlework.errors import SpecError
 
@@ -63,7 +64,7 @@ def write_index(documents: Iterable[str], folder: Path, *, k1: float, b: float, 
         return n_tokens, ids
 
     documents = tqdm(documents, total=total, desc="index BM25", unit="doc", disable=not show_progress)
-    return _write(map(term_ids, _batches(documents, batch_docs)), vocab, folder, k1=k1, b=b, range_entries=range_entries)
+    return _write(map(term_ids, batched(documents, batch_docs)), vocab, folder, k1=k1, b=b, range_entries=range_entries)
 
 
 def write_index_of_term_ids(documents: Iterable[np.ndarray], terms: Sequence[str], folder: Path, *, k1: float, b: float,
@@ -88,18 +89,7 @@ def write_index_of_term_ids(documents: Iterable[np.ndarray], terms: Sequence[str
         vocab.update((terms[t], known + i) for i, t in enumerate(arrivals.tolist()))
         return n_tokens, position[ids]
 
-    return _write(map(term_ids, _batches(documents, batch_docs)), vocab, folder, k1=k1, b=b, range_entries=range_entries)
-
-
-def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+    return _write(map(term_ids, batched(documents, batch_docs)), vocab, folder, k1=k1, b=b, range_entries=range_entries)
 
 
 def _write(batches: Iterable[tuple[np.ndarray, np.ndarray]], vocab: dict[str, int], folder: Path, *, k1: float,

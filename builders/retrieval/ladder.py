@@ -25,6 +25,7 @@ from tqdm.autonotebook import tqdm
 
 from builders.retrieval.base import ranks_of, top_k
 from builders.retrieval.bm25 import BM25Retriever, tokenize
+from builders.retrieval.bm25_index import BATCH_DOCS
 from builders.retrieval.cache import RetrievalCache
 from generators.embs.calibration import hashed_bag_of_words
 from generators.embs.ladder import Corpus
@@ -45,8 +46,6 @@ QUERY_BLOCK = 32
 ANALYSED_TERMS_KEPT = 32 * 2**20
 """Most term ids (4 bytes each) of analysed bank documents a :class:`Bank` keeps for its corpus indexes: a bank of up
 to ~30M tokens is analysed once for its whole ladder; documents past it are analysed again for each corpus."""
-ANALYSIS_BATCH = 2048
-"""Bank documents analysed at a time."""
 
 QueryScorer = Callable[[Sequence[str]], np.ndarray]
 """``queries -> (len(queries), len(corpus))`` float32 scores over one opened corpus."""
@@ -124,8 +123,8 @@ class Bank:
         """
         missing = list(dict.fromkeys(d for d in doc_ids if d not in self._term_ids))
         fresh: dict[int, np.ndarray] = {}
-        for start in range(0, len(missing), ANALYSIS_BATCH):
-            batch = missing[start:start + ANALYSIS_BATCH]
+        for start in range(0, len(missing), BATCH_DOCS):
+            batch = missing[start:start + BATCH_DOCS]
             analysed = tokenize([bm25_document(self.titles[d], self.texts[d]) for d in batch])
             for doc, tokens in zip(batch, analysed):
                 ids = np.fromiter((self._terms.setdefault(t, len(self._terms)) for t in tokens), dtype=np.int32,
