@@ -76,6 +76,44 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
     return FilesAndGroups(config, log)
 
 
+RAY_CPUS = 4
+"""Logical CPUs of the suite's local Ray cluster: a Ray Data pipeline of tests/eval/test_vllm_data_parallel.py runs its
+preprocess, two replicas and postprocess at once. Builds name their worker count (``--ray-workers``)."""
+
+_ray_modules: set[Path] = set()
+"""Test files with a test that uses :func:`ray_cluster`; the cluster is stopped when the next test is in none of them."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    _ray_modules.update(item.path for item in items if "ray_cluster" in getattr(item, "fixturenames", ()))
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> str:
+    """A local Ray cluster (its GCS address), started by the first test file that asks and kept for the files
+    that follow while they use it too, then stopped (:func:`pytest_runtest_teardown`).
+
+    One cluster for a run of Ray files rather than one per file: starting and stopping one costs ~6 s of CPU,
+    and an idle one ~2 s a minute. The Ray files are one work unit under xdist (:mod:`tests.xdist_scheduling`),
+    so a worker starts one cluster for them all. No idle workers are prestarted: stages, actors and pipelines
+    start the processes they need.
+    """
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+    if not ray.is_initialized():
+        ray.init(num_cpus=RAY_CPUS, include_dashboard=False, log_to_driver=False,
+                 _system_config={"enable_worker_prestart": False, "prestart_worker_first_driver": False})
+    return ray.get_runtime_context().gcs_address
+
+
+@pytest.hookimpl(trylast=True)  # after the module fixtures of ``item`` are torn down
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Stop the Ray cluster after the last test of a run of files that use it."""
+    ray = sys.modules.get("ray")
+    if item.path in _ray_modules and (nextitem is None or nextitem.path not in _ray_modules) \
+            and ray is not None and ray.is_initialized():
+        ray.shutdown()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def isolated_retrieval_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The retrieval cache (``$NEEDLEWORK_CACHE``) of this run, shared by its workers, never the user's.

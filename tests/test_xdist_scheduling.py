@@ -1,4 +1,4 @@
-"""The suite's xdist scheduling (tests/xdist_scheduling.py): files whole, the llama.cpp files as one unit."""
+"""The suite's xdist scheduling (tests/xdist_scheduling.py): files whole, the llama.cpp files and the Ray files each as one unit."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from tests.xdist_scheduling import GROUPS, scope_of
 
 REPO = Path(__file__).resolve().parents[1]
 STARTS_A_SERVER = re.compile(r"\brunning_server\(")
+USES_RAY = re.compile(r"\bray_cluster\b|\bray\.init\(")
 
 
 def test_every_module_that_starts_a_llama_cpp_server_is_in_the_group():
@@ -20,6 +21,13 @@ def test_every_module_that_starts_a_llama_cpp_server_is_in_the_group():
                       if STARTS_A_SERVER.search(path.read_text(encoding="utf-8")))
     assert "tests/eval/test_llamacpp.py" in starting
     assert starting == sorted(GROUPS["llama.cpp"])
+
+
+def test_every_module_that_uses_the_ray_cluster_is_in_the_ray_group():
+    using = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "tests").rglob("test_*.py")
+                   if USES_RAY.search(path.read_text(encoding="utf-8")))
+    assert "tests/builders/test_engine.py" in using
+    assert using == sorted(GROUPS["ray"])
 
 
 def test_a_grouped_files_tests_share_one_unit_and_other_files_keep_their_own():

@@ -3,7 +3,9 @@
 ``--dist loadfile`` keeps a file's module fixtures (a built release, a started server) on one worker; some files
 must also not run at the same time as each other. The llama.cpp end-to-end tests each start servers whose ggml
 threads wait for each other at every layer: two such files on the two workers of a 2-core machine made each
-several times slower (the suite's longest tests, 150-290 s instead of 10-40 s). The files of a group in
+several times slower (the suite's longest tests, 150-290 s instead of 10-40 s). The files that use a local Ray
+cluster (the ``ray_cluster`` fixture of tests/conftest.py) share one: on one worker, one after the other, they start
+it once instead of once a file (~6 s of CPU each), and two clusters never compete for the cores. The files of a group in
 :data:`GROUPS` form one work unit, run one after the other by one worker; a group's unit is handed out before any
 file's, since it is a long serial chain that would otherwise finish last.
 
@@ -24,6 +26,11 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "tests/eval/test_llamacpp_embs.py",
         "tests/eval/test_llamacpp_pool.py",
         "tests/eval/test_haystackcraft_dynamic_llamacpp.py",
+    ),
+    "ray": (
+        "tests/builders/test_engine.py",
+        "tests/builders/test_sources_multistream.py",
+        "tests/eval/test_vllm_data_parallel.py",
     ),
 }
 """Group name -> the test files (paths from the repository root) that run one after another on one worker."""

@@ -205,14 +205,9 @@ def test_parts_of_two_wikis_are_refused(parts, tmp_path) -> None:
         read_corpus([first, path], workers=1)
 
 
-def test_ray_workers_read_the_groups(multistream, single) -> None:
+def test_ray_workers_read_the_groups(ray_cluster, multistream, single) -> None:
     """Each Ray task opens the dump itself (the same path on every node), 2 workers, same corpus."""
-    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        same_corpus(read_mediawiki_dump(multistream, engine=Engine("ray", 2), group_bytes=30_000), single)
-    finally:
-        ray.shutdown()
+    same_corpus(read_mediawiki_dump(multistream, engine=Engine("ray", 2), group_bytes=30_000), single)
 
 
 def test_a_haystackcraft_build_from_the_parts_equals_one_from_the_single_stream(parts, single_stream, qwen, tmp_path) -> None:

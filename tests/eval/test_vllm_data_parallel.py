@@ -18,7 +18,7 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -156,24 +156,15 @@ class StandInFactory:
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    """A local Ray cluster for this module, as tests/builders/test_engine.py starts one (4 logical CPUs:
-    the preprocess, the two replicas and the postprocess run at once).
-
-    This module's classes and functions (the stand-in stage's UDF and what it calls) reach the actors by
-    value, so an actor does not import this test module and everything it imports (Ray Data's
-    ``ray.llm`` stage base is all the stand-in needs there)."""
-    started = not ray.is_initialized()
-    if started:
-        # No idle workers prestarted for the driver: the pipelines' actors start their own processes.
-        ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False,
-                 _system_config={"enable_worker_prestart": False, "prestart_worker_first_driver": False})
+def cluster(ray_cluster: str) -> Iterator[None]:
+    """The suite's local Ray cluster (tests/conftest.py: 4 logical CPUs, so the preprocess, the two replicas and the
+    postprocess run at once), with this module's classes and functions (the stand-in stage's UDF and what it
+    calls) reaching the actors by value: an actor does not import this test module and everything it imports
+    (Ray Data's ``ray.llm`` stage base is all the stand-in needs there)."""
     module = sys.modules[__name__]
     ray.cloudpickle.register_pickle_by_value(module)
     yield
     ray.cloudpickle.unregister_pickle_by_value(module)
-    if started:
-        ray.shutdown()
 
 
 def request(key: str, content: str, max_tokens: int = 10, **generation: Any) -> Request:
