@@ -24,7 +24,7 @@ folder when there is no cache.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,10 @@ class BM25Retriever:
         cache: Where to keep the index; ``None`` builds it in memory every time.
         corpus_fp: The corpus fingerprint if the caller already has it (saves one pass).
         show_progress: Show bm25s's progress bars while indexing.
+        analysed: The documents already analysed with ``analysis``, should the index have to be built: a function
+            giving them as arrays of term ids, in doc-id order, and the terms (:func:`write_index_of_term_ids`).
+            The index, and so its cache entry, is the one of the rendered texts; a caller that analyses the
+            documents for other indexes too (the EMB-S bank) analyses each once.
     """
 
     name = "bm25"
@@ -82,12 +86,13 @@ class BM25Retriever:
         cache: RetrievalCache | None = None,
         corpus_fp: str | None = None,
         show_progress: bool = False,
+        analysed: Callable[[], tuple[Iterable[np.ndarray], Sequence[str]]] | None = None,
     ) -> None:
         check_corpus(titles, texts)
         self._configure(k1, b, analysis)
         self.n_docs = len(titles)
         self._render = render
-        self.postings = self._load_or_build(titles, texts, cache, corpus_fp, show_progress)
+        self.postings = self._load_or_build(titles, texts, cache, corpus_fp, show_progress, analysed)
 
     @classmethod
     def of_term_ids(cls, documents: Sequence[np.ndarray], terms: Sequence[str], *, k1: float = 0.9, b: float = 0.4,
@@ -133,8 +138,12 @@ class BM25Retriever:
         cache: RetrievalCache | None,
         corpus_fp: str | None,
         show_progress: bool,
+        analysed: Callable[[], tuple[Iterable[np.ndarray], Sequence[str]]] | None,
     ) -> DiskIndex:
         def build(folder: Path) -> None:
+            if analysed is not None:
+                write_index_of_term_ids(*analysed(), folder, k1=self.config["k1"], b=self.config["b"])
+                return
             documents = (self._render(t, x) for t, x in zip(titles, texts))
             build_index(documents, folder, self.config["k1"], self.config["b"], show_progress, total=self.n_docs,
                         analysis=self.analysis)

@@ -73,12 +73,17 @@ def write_index_of_term_ids(documents: Iterable[np.ndarray], terms: Sequence[str
 
     The index is the one :func:`write_index` writes from the documents' texts, value for value (its vocabulary
     too: terms in order of first appearance), without analysing the texts again; the EMB-S ladder indexes
-    many nested corpora of one bank, whose documents it analyses once.
+    many nested corpora of one bank, whose documents it analyses once. ``terms`` may grow while ``documents``
+    are read (a bank analysing its documents as they are indexed): it must name every id of a document by the
+    time that document is read.
     """
-    position = np.full(len(terms), -1, dtype=np.int64)  # a term's id in this index, -1 before it appears
+    position = np.zeros(0, dtype=np.int64)  # a term's id in this index, -1 before it appears
     vocab: dict[str, int] = {}
 
     def term_ids(batch: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        nonlocal position
+        if len(position) < len(terms):
+            position = np.concatenate([position, np.full(len(terms) - len(position), -1, dtype=np.int64)])
         n_tokens = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
         ids = np.concatenate(batch).astype(np.int64, copy=False) if batch else np.zeros(0, dtype=np.int64)
         seen, first = np.unique(ids, return_index=True)

@@ -25,6 +25,7 @@ from tqdm.autonotebook import tqdm
 
 from builders.retrieval.base import ranks_of, top_k
 from builders.retrieval.bm25 import BM25Retriever, tokenize
+from builders.engine import batched
 from builders.retrieval.bm25_index import BATCH_DOCS
 from builders.retrieval.cache import RetrievalCache
 from generators.embs.calibration import hashed_bag_of_words
@@ -95,6 +96,7 @@ class Bank:
         self._dense: Any = None
         self._bm25: BM25Retriever | None = None
         self._terms: dict[str, int] = {}  # every term of the analysed documents -> its id
+        self._term_list: list[str] = []  # the same terms, by id
         self._term_ids: dict[int, np.ndarray] = {}  # doc id -> its BM25 terms as ids, in token order
         self._terms_kept = 0
 
@@ -109,9 +111,15 @@ class Bank:
 
     @property
     def bm25(self) -> BM25Retriever:
-        """BM25 over the whole bank."""
+        """BM25 over the whole bank; built (when not cached) from :meth:`bm25_term_ids`, so the documents it
+        analyses are not analysed again for the ladder's corpora."""
         if self._bm25 is None:
-            self._bm25 = BM25Retriever(self.titles, self.texts, render=bm25_document, cache=RetrievalCache(self.cache_dir))
+            def analysed() -> tuple[Iterator[np.ndarray], list[str]]:
+                batches = batched(range(len(self.titles)), BATCH_DOCS)
+                return (ids for batch in batches for ids in self.bm25_term_ids(batch)), self._term_list
+
+            self._bm25 = BM25Retriever(self.titles, self.texts, render=bm25_document, cache=RetrievalCache(self.cache_dir),
+                                       analysed=analysed)
         return self._bm25
 
     def bm25_term_ids(self, doc_ids: Sequence[int]) -> list[np.ndarray]:
@@ -127,8 +135,7 @@ class Bank:
             batch = missing[start:start + BATCH_DOCS]
             analysed = tokenize([bm25_document(self.titles[d], self.texts[d]) for d in batch])
             for doc, tokens in zip(batch, analysed):
-                ids = np.fromiter((self._terms.setdefault(t, len(self._terms)) for t in tokens), dtype=np.int32,
-                                  count=len(tokens))
+                ids = np.fromiter(map(self._term_id, tokens), dtype=np.int32, count=len(tokens))
                 if self._terms_kept + len(ids) <= ANALYSED_TERMS_KEPT:
                     self._term_ids[doc] = ids
                     self._terms_kept += len(ids)
@@ -136,9 +143,16 @@ class Bank:
                     fresh[doc] = ids
         return [self._term_ids[d] if d in self._term_ids else fresh[d] for d in doc_ids]
 
+    def _term_id(self, term: str) -> int:
+        found = self._terms.get(term)
+        if found is None:
+            found = self._terms[term] = len(self._term_list)
+            self._term_list.append(term)
+        return found
+
     def bm25_terms(self) -> list[str]:
         """The terms of :meth:`bm25_term_ids`, by id."""
-        return list(self._terms)
+        return list(self._term_list)
 
     def score_all(self, retriever: str, queries: Sequence[str]) -> np.ndarray:
         """``(len(queries), n_docs)`` scores of every bank document."""

@@ -21,6 +21,7 @@ from builders.embs import EmbsBuild, build, context_config, demo_spec
 from builders.options import reproducing_command
 from builders.retrieval import ladder
 from builders.retrieval.bm25 import BM25Retriever
+from builders.retrieval.cache import RetrievalCache
 from builders.retrieval.ladder import Bank, rank_corpus, rank_ladder, retrieval_rows
 from builders.embs_world import compose_queries, grow
 from builders.retrieval.dense import DenseRetriever
@@ -315,6 +316,29 @@ def test_bm25_corpus_scores_are_those_of_an_index_of_the_corpus_texts(release: P
         expected = texts.score_all([ladder.cjk_bigrams(q) for q in queries])
         assert np.array_equal(bank.scorer("bm25")(corpus)(queries), expected)
     assert bank._terms_kept <= kept and (bank._terms_kept > 0) == (kept > 0)
+
+
+def test_the_bank_index_is_its_texts_index_and_leaves_its_documents_analysed(release: Path, tmp_path: Path,
+                                                                              monkeypatch) -> None:
+    """The whole-bank BM25 index is written from the bank's own analysis (Bank.bm25_term_ids): file for file the
+    cached index of the bank's texts, and a ladder corpus indexed afterwards analyses no document again."""
+    bank_rows = load(release, "memorybank")
+    bank = Bank(bank_rows["title"], bank_rows["text"], cache_dir=str(tmp_path / "bank"))
+    of_texts = BM25Retriever(bank_rows["title"], bank_rows["text"], render=ladder.bm25_document,
+                             cache=RetrievalCache(str(tmp_path / "texts")))
+    of_terms = bank.bm25.postings.folder
+    assert of_terms.parent.parent.parent == tmp_path / "bank" and not bank.bm25.loaded_from_cache
+    files = sorted(p.name for p in of_texts.postings.folder.iterdir())
+    assert files == sorted(p.name for p in of_terms.iterdir())
+    for name in files:
+        assert (of_terms / name).read_bytes() == (of_texts.postings.folder / name).read_bytes(), name
+
+    def analysis_again(texts: Sequence[str]) -> list[list[str]]:
+        raise AssertionError(f"{len(texts)} bank documents analysed again")
+    monkeypatch.setattr(ladder, "tokenize", analysis_again)
+    corpus = np.arange(0, len(bank_rows), 3)
+    queries = [q["query"] for q in load(release, "queries").to_list()[:4]]
+    assert bank.scorer("bm25")(corpus)(queries).shape == (len(queries), len(corpus))
 
 
 def test_render_entry_pieces_partition_the_article(composed) -> None:
