@@ -7,7 +7,8 @@ several times slower (the suite's longest tests, 150-290 s instead of 10-40 s). 
 cluster (the ``ray_cluster`` fixture of tests/conftest.py) share one: on one worker, one after the other, they start
 it once instead of once a file (~6 s of CPU each), and two clusters never compete for the cores. The files of a group in
 :data:`GROUPS` form one work unit, run one after the other by one worker; a group's unit is handed out before any
-file's, since it is a long serial chain that would otherwise finish last.
+file's, since it is a long serial chain that would otherwise finish last, but not to one worker while another has
+a group unfinished (so in a 2-worker run the groups follow each other on one worker while the other runs files).
 
 Why a list of paths rather than xdist's ``xdist_group`` mark: under pytest 9.2 the mark's ``--dist loadgroup``
 does not group (pytest-xdist 3.8 suffixes ``item._nodeid``, which pytest no longer reads), and the scheduler,
@@ -52,8 +53,16 @@ class FilesAndGroups(LoadFileScheduling):
         return scope_of(nodeid)
 
     def _assign_work_unit(self, node: WorkerController) -> None:
-        """Hand out a group before any file."""
+        """Hand out a group before any file, but never while another worker has a group unfinished (while files
+        remain to give instead): two groups at once, llama.cpp's spinning threads beside Ray's actors, made both
+        slower and cost the suite ~130 s more CPU (858 s against 730 s)."""
         groups = [scope for scope in self.workqueue if scope.startswith(GROUP)]
-        if groups:
+        files = [scope for scope in self.workqueue if not scope.startswith(GROUP)]
+        elsewhere = any(scope.startswith(GROUP) and not all(work.values())
+                        for other, assigned in self.assigned_work.items() if other is not node
+                        for scope, work in assigned.items())
+        if groups and not (elsewhere and files):
             self.workqueue.move_to_end(groups[0], last=False)
+        elif files:
+            self.workqueue.move_to_end(files[0], last=False)
         super()._assign_work_unit(node)
