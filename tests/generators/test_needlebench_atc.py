@@ -371,12 +371,12 @@ def test_more_people_than_names_is_a_clear_error(names, cl100k):
 
 @pytest.mark.slow
 def test_every_answer_at_other_seeds(names, cl100k):
-    """Two more seeds of the full paper grid (2..512 needles, R = 10) in both languages.
+    """One more seed of the full paper grid (2..512 needles, R = 10) in both languages.
 
-    Each seed still holds every kind of case (both languages, all four question types, every needle
-    count 2..512, ten repeats each: 720 questions a seed); seed 0's 2,016 questions are checked by
-    test_every_answer_is_the_solvers."""
-    for seed in (1, 2):
+    The seed holds every kind of case (both languages, all four question types, every needle count
+    2..512, ten repeats each: 720 questions); seed 0's 2,016 questions are checked by
+    test_every_answer_is_the_solvers. (Seeds 1 and 2 until issue 37: ~4 s of CPU a seed.)"""
+    for seed in (1,):
         for lang in ("en", "zh"):
             for row in generate_atc(AtcSpec(lang), seed=seed, tokens=cl100k, names=names):
                 assert solve_atc(row["input"]) == row["answers"][0], row["id"]
