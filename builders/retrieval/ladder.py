@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 from tqdm.autonotebook import tqdm
 
+from builders.engine import batched
 from builders.retrieval.base import ranks_of, top_k
 from builders.retrieval.bm25 import BM25Retriever, tokenize
-from builders.engine import batched
 from builders.retrieval.bm25_index import BATCH_DOCS
 from builders.retrieval.cache import RetrievalCache
 from generators.embs.calibration import hashed_bag_of_words
@@ -151,8 +151,8 @@ class Bank:
         return found
 
     def bm25_terms(self) -> list[str]:
-        """The terms of :meth:`bm25_term_ids`, by id."""
-        return list(self._term_list)
+        """The terms of :meth:`bm25_term_ids`, by id: the bank's own list (it only grows), not a copy of it."""
+        return self._term_list
 
     def score_all(self, retriever: str, queries: Sequence[str]) -> np.ndarray:
         """``(len(queries), n_docs)`` scores of every bank document."""
