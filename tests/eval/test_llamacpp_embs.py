@@ -18,7 +18,7 @@ are ~1,900-2,070 SmolLM2 tokens (inside 3,072 with ~1,000 to spare) and the 4K o
 With 140 or 160 entities the medical corpus is Chinese and its 2K prompt alone is ~4,700-4,900 tokens. The
 world is seeded, so these numbers are fixed; the margins are asserted below with the counts in the message,
 should a builder change move them. Sizes are the smallest that show both outcomes: the prefill of a 135M model
-on this CPU (~150 tokens/s) is the test's cost.
+on this CPU (~250 tokens/s) is the test's cost.
 
 Without the packages the tests skip, or fail under ``NEEDLEWORK_REQUIRE_LLAMACPP=1``, exactly as
 :mod:`tests.eval.test_llamacpp`.
@@ -45,6 +45,7 @@ from tests.eval.test_llamacpp import (
     log_tail,
     read_run,
     running_server,
+    served_model,  # noqa: F401 - a fixture
 )
 
 pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests/xdist_scheduling.py
@@ -63,8 +64,8 @@ COUNT = "POST /extras/tokenize/count"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[Server]:
-    with running_server(tmp_path_factory.mktemp("llama-server-embs"), N_CTX) as running:
+def server(tmp_path_factory, served_model: Path) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("llama-server-embs"), N_CTX, served_model) as running:
         yield running
 
 

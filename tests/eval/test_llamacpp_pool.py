@@ -19,6 +19,7 @@ import pytest
 
 from builders.rulerv2 import RulerV2Build, build
 from tests.eval.test_llamacpp import ALIAS, REPO, Server, log_tail, running_server
+from tests.eval.test_llamacpp import served_model  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests/xdist_scheduling.py
 
@@ -61,12 +62,13 @@ def answered(run_dir: Path) -> list[str]:
     return [json.loads(line)["key"] for line in lines if line.strip() and json.loads(line).get("error") is None]
 
 
-def test_two_servers_score_as_one_and_survive_losing_one(release, tmp_path):
+def test_two_servers_score_as_one_and_survive_losing_one(release, tmp_path, served_model):
     one_dir, two_dir, kill_dir = tmp_path / "one" / "run", tmp_path / "two" / "run", tmp_path / "kill" / "run"
     for folder in (tmp_path / "a", tmp_path / "b", one_dir.parent, two_dir.parent, kill_dir.parent):
         folder.mkdir()
     # One thread each: the two servers answer at the same time on the 2-core machines.
-    with running_server(tmp_path / "a", N_CTX, threads=1) as a, running_server(tmp_path / "b", N_CTX, threads=1) as b:
+    with (running_server(tmp_path / "a", N_CTX, served_model, threads=1) as a,
+          running_server(tmp_path / "b", N_CTX, served_model, threads=1) as b):
         one = finished(one_dir, subprocess.run(eval_command(release, one_dir, [a]), env=environment(),
                                                capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False), [a])
         two = finished(two_dir, subprocess.run(eval_command(release, two_dir, [a, b]), env=environment(),
