@@ -27,8 +27,13 @@ from eval.benchmarks.haystackcraft.dynamic_world import DynamicWorld
 from eval.release import open_release
 from eval.task import strip_reasoning
 from generators.haystackcraft.dynamic import official_prompt, parse_response
-from tests.eval.test_llamacpp import ALIAS, REPO, log_tail, running_server
-from tests.eval.test_llamacpp import served_model  # noqa: F401 - a fixture
+from tests.eval.test_llamacpp import (
+    ALIAS,
+    REPO,
+    log_tail,
+    running_server,
+    served_model,  # noqa: F401 - a fixture
+)
 
 pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests/xdist_scheduling.py
 
@@ -52,7 +57,7 @@ def shortest_questions(tmp_path, qwen) -> Path:
     return ids
 
 
-def test_two_enforced_rounds_end_to_end_against_llama_cpp(tmp_path, qwen, served_model) -> None:
+def test_two_enforced_rounds_end_to_end_against_llama_cpp(tmp_path, qwen, served_model) -> None:  # noqa: F811
     release = tmp_path / "release"
     spec = haystackcraft.HaystackCraftBuild(**WORLD, dynamic=True, dynamic_ids=str(shortest_questions(tmp_path, qwen)),
                                             cache=str(tmp_path / "cache"))

@@ -64,7 +64,7 @@ COUNT = "POST /extras/tokenize/count"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, served_model: Path) -> Iterator[Server]:
+def server(tmp_path_factory, served_model: Path) -> Iterator[Server]:  # noqa: F811
     with running_server(tmp_path_factory.mktemp("llama-server-embs"), N_CTX, served_model) as running:
         yield running
 

@@ -18,8 +18,14 @@ from pathlib import Path
 import pytest
 
 from builders.rulerv2 import RulerV2Build, build
-from tests.eval.test_llamacpp import ALIAS, REPO, Server, log_tail, running_server
-from tests.eval.test_llamacpp import served_model  # noqa: F401 - a fixture
+from tests.eval.test_llamacpp import (
+    ALIAS,
+    REPO,
+    Server,
+    log_tail,
+    running_server,
+    served_model,  # noqa: F401 - a fixture
+)
 
 pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests/xdist_scheduling.py
 
@@ -62,7 +68,7 @@ def answered(run_dir: Path) -> list[str]:
     return [json.loads(line)["key"] for line in lines if line.strip() and json.loads(line).get("error") is None]
 
 
-def test_two_servers_score_as_one_and_survive_losing_one(release, tmp_path, served_model):
+def test_two_servers_score_as_one_and_survive_losing_one(release, tmp_path, served_model):  # noqa: F811
     one_dir, two_dir, kill_dir = tmp_path / "one" / "run", tmp_path / "two" / "run", tmp_path / "kill" / "run"
     for folder in (tmp_path / "a", tmp_path / "b", one_dir.parent, two_dir.parent, kill_dir.parent):
         folder.mkdir()
