@@ -434,10 +434,11 @@ def test_outcomes_stream_while_a_request_is_still_running(gated_run: SimpleNames
 @pytest.mark.usefixtures("cluster")
 def test_a_stream_stopped_early_and_a_new_one_for_the_rest_answer_everything_once() -> None:
     """The runner resumes by asking again for what has no outcome; closing a stream mid-way stops its
-    pipeline cleanly, and the next stream answers the rest as the single engine would."""
+    pipeline cleanly, and the next stream answers the rest as the single engine would. (One replica: two
+    would show nothing more here, and each is a Ray worker process importing Ray Data, ~2.5 s of CPU.)"""
     requests = [request(f"r{i}", f"prompt {i}", max_tokens=3 + i % 3) for i in range(8)]
     expected = {o.key: without_latency(o) for o in run(single_backend(), requests)}
-    backend = parallel_backend()
+    backend = parallel_backend(replicas=1)
     first = run(backend, requests, stop_after=3)
     done = {o.key for o in first}
     rest = run(backend, [r for r in requests if r.key not in done])
@@ -449,28 +450,29 @@ def test_a_stream_stopped_early_and_a_new_one_for_the_rest_answer_everything_onc
 def test_an_engine_failure_stops_the_run_and_a_rerun_resumes(tmp_path: Path, eval_release: Path) -> None:  # noqa: F811
     """Through the real runner: outcomes are flushed while the pipeline runs (the failing request waits
     until a record is on disk), an engine error stops the run with what finished kept, and the same
-    command resumes with only the rest. results.json says how the run ran."""
+    command resumes with only the rest. results.json says how the run ran. (One replica, as in the test above:
+    it runs up to eight batches at once, so the others finish while the failing one waits.)"""
     from eval.release import open_release
     from eval.runner import RunSpec, plan_samples
     from eval.runner import run as run_eval
 
     spec = RunSpec(dataset=str(eval_release), configs=("mk_niah_basic",), model="fake/model", backend="vllm",
-                   output_dir=tmp_path / "run", limit=8, data_parallel_size=2)
+                   output_dir=tmp_path / "run", limit=8, data_parallel_size=1)
     keys = sorted(e["key"] for e in plan_samples(spec, open_release(spec.dataset, spec.revision)))
     samples = tmp_path / "run" / "samples.jsonl"
-    failing = parallel_backend(StandInFactory(fail=keys[0], samples_file=str(samples), fail_after=1),
+    failing = parallel_backend(StandInFactory(fail=keys[0], samples_file=str(samples), fail_after=1), replicas=1,
                                max_model_len=10**6)
     with pytest.raises(BackendError, match="the data-parallel vLLM run failed: .*stand-in engine died$"):
         run_eval(spec, backend=failing, progress=False)
     kept = {json.loads(line)["key"] for line in samples.read_bytes().splitlines()}
     assert 1 <= len(kept) < len(keys) and keys[0] not in kept
-    resumed = run_eval(spec, backend=parallel_backend(max_model_len=10**6), progress=False)
+    resumed = run_eval(spec, backend=parallel_backend(replicas=1, max_model_len=10**6), progress=False)
     assert (resumed.new_samples, resumed.skipped_done) == (len(keys) - len(kept), len(kept))
     records = [json.loads(line) for line in samples.read_bytes().splitlines()]
     assert sorted(r["key"] for r in records) == keys and all(r["error"] is None and r["text"] for r in records)
     results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
     assert results["provenance"]["data_parallel"] == {
-        "replicas": 2, "tensor_parallel_size": 1, "gpus": 2, "via": "ray.data.llm vLLMEngineProcessorConfig",
+        "replicas": 1, "tensor_parallel_size": 1, "gpus": 1, "via": "ray.data.llm vLLMEngineProcessorConfig",
         "ray_version": ray.__version__, "ray_address": None, "batch_size": 1}
 
 
