@@ -236,15 +236,37 @@ def wait_for(condition: Callable[[], bool], *, seconds: float) -> bool:
     return False
 
 
-@pytest.mark.slow  # two actors and the driver each import torch and load the encoder
-def test_dense_embeddings_from_an_actor_pool_equal_local_ones(ray_cluster) -> None:
-    """Dense embedding on Ray actors, each holding the packaged all-MiniLM-L6-v2 once: two chunks of 256 and 44 documents come
-    back in doc-id order, bit for bit the vectors (and encoder token counts) of the local path."""
+def _batch_model_and_process(batch: int, model: int) -> tuple[int, int, int]:
+    """A stage for :meth:`Engine.actor_map`: the batch, the model its actor loaded, and the actor's process."""
+    time.sleep(0.06 if batch % 3 == 0 else 0.01)  # so batches finish out of order, and both actors take some
+    return batch, model, os.getpid()
+
+
+def test_an_actor_pool_loads_its_model_once_per_actor_and_keeps_batch_order(ray_cluster) -> None:
+    """``actor_map`` on two actors whose model is the clock at load time (no actor imports torch): every batch
+    comes back once and in order, both actors ran batches, and each made its model once."""
+    module = sys.modules[__name__]
+    ray.cloudpickle.register_pickle_by_value(module)  # the actors get the stage without importing this module
+    try:
+        done = list(Engine("ray", 2).actor_map(time.monotonic_ns, _batch_model_and_process, range(12)))
+    finally:
+        ray.cloudpickle.unregister_pickle_by_value(module)
+    assert [batch for batch, _, _ in done] == list(range(12))
+    models = {process: {model for _, model, ran_in in done if ran_in == process} for _, _, process in done}
+    assert len(models) == 2 and os.getpid() not in models
+    assert all(len(made) == 1 for made in models.values()), models
+
+
+@pytest.mark.slow  # the actor and the driver each import torch and load the encoder
+def test_dense_embeddings_from_an_actor_equal_local_ones(ray_cluster) -> None:
+    """Dense embedding on a Ray actor holding the packaged all-MiniLM-L6-v2: two chunks of 256 and 44 documents come
+    back in doc-id order, bit for bit the vectors (and encoder token counts) of the local path. (One actor: each
+    imports sentence-transformers, ~9 s of CPU; the pool's order and loads are the test above.)"""
     from builders.retrieval.dense import DenseRetriever
 
     titles = [f"Entry {i}" for i in range(300)]
     texts = [f"Item {i} is filed under shelf {i % 17} beside {(i * 7) % 300}." for i in range(300)]
     local = DenseRetriever(titles, texts, render=lambda t, x: f"{t}\n{x}", batch_size=8)
-    pooled = DenseRetriever(titles, texts, render=lambda t, x: f"{t}\n{x}", batch_size=8, engine=Engine("ray", 2))
+    pooled = DenseRetriever(titles, texts, render=lambda t, x: f"{t}\n{x}", batch_size=8, engine=Engine("ray", 1))
     assert np.array_equal(pooled.embeddings, local.embeddings)
     assert pooled.truncation() == local.truncation() and pooled.truncation()["documents"] == 300
