@@ -78,8 +78,8 @@ import numpy as np
 from prefix_cache import BLOCK_SIZE, block_hashes, blocks_for, simulate
 
 from eval import runner
-from eval.backends.base import Request
-from eval.backends.token_ids import pack_ids
+from needlework.backends.base import Request
+from needlework.backends.token_ids import pack_ids
 from eval.benchmarks import get_task, rows_of, task_name_for_row
 from eval.release import Release, open_release
 from eval.results import aggregate_scores, score_samples

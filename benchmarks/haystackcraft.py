@@ -171,7 +171,7 @@ class _InstantModel:
         return None
 
     async def stream(self, requests):  # type: ignore[no-untyped-def]
-        from eval.backends.base import Outcome
+        from needlework.backends.base import Outcome
 
         for request in requests:
             prompt = request.messages[-1]["content"]

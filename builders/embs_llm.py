@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from generators.embs.llm_prompts import (
     ATOMIZE_MAX_PIECES,
@@ -37,10 +37,9 @@ from generators.embs.llm_prompts import (
     VERIFY_TEMPLATE,
 )
 from generators.world.schema import DOMAINS
+from needlework.backends import backend_for
+from needlework.backends.base import Backend, Request
 from needlework.errors import InputError, NeedleworkError, SpecError
-
-if TYPE_CHECKING:  # never at run time: eval is imported lazily by the functions that need it
-    from eval.backends.base import Backend, Request
 
 Complete = Callable[[Sequence[str]], list[str | None]]
 """Prompts -> their response texts in the same order; None where the call failed."""
@@ -404,7 +403,7 @@ def backend_completer(backend: Backend, *, model: str, max_tokens: int, temperat
     batch (so batch generously there: each call loads the engine).
 
     Args:
-        backend: Any :class:`eval.backends.base.Backend`.
+        backend: Any :class:`needlework.backends.base.Backend`.
         model: The model id the cache keys answers by; it must be the backend's own model when the
             backend names one, so no answer is ever filed under another model.
         max_tokens: Generation cap per prompt, in tokens.
@@ -426,8 +425,6 @@ def backend_completer(backend: Backend, *, model: str, max_tokens: int, temperat
     def complete(prompts: Sequence[str]) -> list[str | None]:
         if not prompts:
             return []
-        from eval.backends.base import Request
-
         requests = [Request(str(i), ({"role": "user", "content": p},), generation) for i, p in enumerate(prompts)]
         texts = asyncio.run(_stream_texts(backend, requests))
         return [texts.get(request.key) for request in requests]
@@ -471,8 +468,6 @@ def open_llm(base_url: str | None, model: str, *, engine: Literal["openai", "vll
         PreflightError: The server cannot be reached or does not serve ``model``.
         BackendError: The ``vllm`` extra is missing.
     """
-    from eval.backends import backend_for
-
     backend = backend_for(engine, model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
     complete = backend_completer(backend, model=model, max_tokens=max_tokens, temperature=temperature)
     return LlmStages(complete, model, LlmCache(cache_path))

@@ -9,13 +9,13 @@ from typing import Any
 
 import click
 
-from eval.backends import BACKENDS
-from eval.backends.base import BackendError, PreflightError
 from eval.code_execution import DEFAULT_TIMEOUT_S
 from eval.failures import MIN_SAMPLES_FOR_ERROR_BUDGET
 from eval.store import JUDGE, RESULTS, RunDirectory
 from eval.task import TaskOptions
 from needlework import __version__
+from needlework.backends import BACKENDS
+from needlework.backends.base import BackendError, PreflightError
 from needlework.cliutil import UserError, domain_errors
 
 _KEY_START = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_.]*\s*=)")
@@ -252,8 +252,8 @@ def report_command(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
 @domain_errors
 def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url: str | tuple[str, ...] | None, api_key_env: str,
                   concurrency: int, gen_kwargs: str | None) -> None:
-    from eval.backends import backend_for
     from eval.judge import judge_run, judged_benchmark
+    from needlework.backends import backend_for
 
     generation = parse_gen_kwargs(gen_kwargs) or None
     for run_dir in run_dirs:

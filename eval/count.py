@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from eval.backends.window import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT
 from eval.release import open_release
 from eval.runner import RunSpec, release_generation, tasked_rows
+from needlework.backends.window import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT
 from needlework.errors import SpecError
 from needlework.tokenizers import load_tokenizer
 

@@ -18,7 +18,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from eval.backends.base import Backend, Outcome, Request
 from eval.benchmark import Benchmark
 from eval.benchmarks import BENCHMARKS, get_benchmark, get_task
 from eval.release import Release, open_release
@@ -27,6 +26,7 @@ from eval.selection import RowSelection
 from eval.store import RunDirectory, is_done
 from eval.stream import Stub, stream_records
 from eval.task import Task, TaskOptions
+from needlework.backends.base import Backend, Outcome, Request
 from needlework.errors import SpecError
 
 DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol
 
-from eval.backends.base import Message
 from eval.store import RunDirectory
+from needlework.backends.base import Message
 
 
 class JudgeRubric(Protocol):

@@ -20,14 +20,6 @@ from typing import Any
 
 from tqdm.autonotebook import tqdm
 
-from eval.backends import BackendName, backend_for
-from eval.backends.base import (
-    WINDOW_ERROR_KINDS,
-    Backend,
-    BackendError,
-    Outcome,
-    Request,
-)
 from eval.benchmarks import get_task, rows_of, task_name_for_row
 from eval.code_execution import refuse_code_execution, remembered_executions
 from eval.failures import (
@@ -51,6 +43,14 @@ from eval.store import RunDirectory, SampleWriter, is_done
 from eval.stream import stream_records
 from eval.task import Task, TaskOptions
 from needlework import __version__
+from needlework.backends import BackendName, backend_for
+from needlework.backends.base import (
+    WINDOW_ERROR_KINDS,
+    Backend,
+    BackendError,
+    Outcome,
+    Request,
+)
 from needlework.errors import NeedleworkError, SpecError
 
 DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from eval.backends.base import Backend, Outcome, Request
 from eval.store import SampleWriter
+from needlework.backends.base import Backend, Outcome, Request
 
 Stub = Mapping[str, Any]
 """The part of a record known before the request is sent (key, config, row id ...)."""

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
-from eval.backends.base import Message
 from eval.code_execution import DEFAULT_TIMEOUT_S
+from needlework.backends.base import Message
 
 AnswerPrefixPlacement = Literal["user", "assistant", "omit"]
 Scoring = Literal["official", "lenient"]

@@ -1,7 +1,7 @@
 """The arrows of DESIGN.md, read from the source: which package may import which, and no cycles.
 
-``generators -> needlework``; ``builders -> generators, needlework`` (and ``eval.backends`` only, for
-EMB-S's real-source LLM stages, imported lazily in ``builders/embs_llm.py``); ``eval -> generators,
+``generators -> needlework``; ``builders -> generators, needlework`` (EMB-S's real-source LLM stages call a
+model through ``needlework.backends``, the layer both use); ``eval -> generators,
 needlework`` (and ``builders.retrieval`` only, for dynamic NIAH and RAG); ``needlework`` imports no
 layer above it. No two modules import each other (``TYPE_CHECKING`` imports included), and no
 module imports a higher floor at module level. The graph is read with ``ast`` from every module of
@@ -22,9 +22,9 @@ PACKAGES = ("needlework", "generators", "builders", "eval", "cards")
 ALLOWED: dict[str, tuple[str, ...]] = {
     "needlework": (),
     "generators": ("needlework",),
-    # EMB-S's real-source LLM stages call a model through the eval backends (spec evermembench-s §2, §3);
-    # imported lazily inside builders/embs_llm.py.
-    "builders": ("generators", "needlework", "cards", "eval.backends"),
+    # builders never import eval: EMB-S's real-source LLM stages (spec evermembench-s §2, §3) call a model
+    # through needlework.backends, as eval's runs and judge do.
+    "builders": ("generators", "needlework", "cards"),
     "eval": ("generators", "needlework", "builders.retrieval"),
     "cards": (),
 }

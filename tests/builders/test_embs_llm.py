@@ -29,13 +29,13 @@ from builders.embs_llm import (
     parse_rewrite,
     prompt_sha256,
 )
-from eval.backends.base import PreflightError
-from eval.backends.openai_compat import OpenAIBackend, RetryPolicy
 from generators.embs.llm_prompts import (
     DOMAIN_TEMPLATE,
     REFERENCE_TEMPLATE,
     VERIFY_TEMPLATE,
 )
+from needlework.backends.base import PreflightError
+from needlework.backends.openai_compat import OpenAIBackend, RetryPolicy
 from needlework.errors import InputError, SpecError
 from tests.support.openai_stub import Script, StubServer, prompt_digest
 

@@ -14,11 +14,11 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from eval.backends import backend_for
-from eval.backends.base import BackendError
-from eval.backends.pool import PooledBackend
 from eval.cli import main
 from eval.runner import run
+from needlework.backends import backend_for
+from needlework.backends.base import BackendError
+from needlework.backends.pool import PooledBackend
 from needlework.errors import SpecError
 from tests.support.releases import (  # noqa: F401 - eval_release and release_rows are fixtures
     MODEL,

@@ -12,17 +12,16 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from eval.backends.base import BackendError, PreflightError
-from eval.backends.openai_compat import (
+from eval.cli import main
+from eval.runner import ErrorBudgetExceeded, RunFailed, describe_failures, run
+from needlework.backends.base import BackendError, PreflightError
+from needlework.backends.openai_compat import (
     RetryPolicy,
     build_payload,
     classify_http_error,
     parse_completion,
     parse_retry_after,
 )
-from eval.cli import main
-from eval.runner import ErrorBudgetExceeded, RunFailed, describe_failures, run
-
 from tests.support.openai_stub import StubServer
 from tests.support.releases import (  # noqa: F401 - eval_release and release_rows are fixtures
     CONFIGS,

@@ -16,11 +16,10 @@ from click.testing import CliRunner
 
 import needlework
 from eval.cli import main
-from eval.backends.base import BackendError
 from eval.runner import RunFailed, RunOutcome, run, score_run
 from eval.task import TaskOptions
+from needlework.backends.base import BackendError
 from tests.support.openai_stub import Script, StubServer
-
 from tests.support.releases import (  # noqa: F401 - eval_release and release_rows are fixtures
     CONFIGS,
     MODEL,

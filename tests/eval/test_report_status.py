@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from eval.backends.base import Outcome, SampleError
 from eval.report import run_status, write_report
 from eval.runner import ErrorBudgetExceeded, RunSpec, run
+from needlework.backends.base import Outcome, SampleError
 from tests.support.releases import CONFIGS, TOTAL_ROWS, eval_release  # noqa: F401 - eval_release is a fixture
 from tests.support.scripted import ScriptedBackend
 

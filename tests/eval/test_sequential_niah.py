@@ -39,8 +39,8 @@ from eval.runner import RunSpec, run
 from eval.scored import ScoredSample
 from eval.task import TaskOptions
 from generators.sequential_niah.judge import GROUPS, build_judge_sets
-from generators.sequential_niah.spec import JudgeSpec
 from generators.sequential_niah.prompts import parse_eval_label, parse_judge_json
+from generators.sequential_niah.spec import JudgeSpec
 from needlework.errors import SpecError
 from tests.support.releases import write_test_release
 from tests.support.scripted import ScriptedBackend
@@ -482,7 +482,7 @@ def test_judge_command_judges_a_copied_run_and_reports_counts(judged_run, tmp_pa
 
     from click.testing import CliRunner
 
-    import eval.backends
+    import needlework.backends
     from eval.cli import main
 
     run_dir = tmp_path / "run"
@@ -494,7 +494,7 @@ def test_judge_command_judges_a_copied_run_and_reports_counts(judged_run, tmp_pa
         made.append((name, model, base_url))
         return ScriptedBackend(judged_run["judge_answer"])
 
-    monkeypatch.setattr(eval.backends, "backend_for", scripted)
+    monkeypatch.setattr(needlework.backends, "backend_for", scripted)
     result = CliRunner().invoke(main, ["judge", str(run_dir), "--model", "judge-7b", "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 0, result.output
     assert made == [("openai", "judge-7b", "http://127.0.0.1:9/v1")]

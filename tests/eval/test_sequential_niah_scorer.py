@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import eval.backends
+import needlework.backends
 from builders.sequential_niah import SequentialNiahBuild, build
 from eval.benchmarks.sequential_niah.report import sequential_niah_section, summary
 from eval.cli import main
@@ -68,7 +68,7 @@ def test_a_run_never_judged_is_scored_by_the_rule_matcher(runs):
 def test_a_judged_run_is_scored_by_the_judge_model_named_in_the_report(runs, tmp_path, monkeypatch):
     run_dir = tmp_path / "run"
     shutil.copytree(runs["run_dir"], run_dir)
-    monkeypatch.setattr(eval.backends, "backend_for", lambda name, model, **_: ScriptedBackend(always_correct))
+    monkeypatch.setattr(needlework.backends, "backend_for", lambda name, model, **_: ScriptedBackend(always_correct))
     result = CliRunner().invoke(main, ["judge", str(run_dir), "--model", JUDGE, "--base-url", "http://127.0.0.1:9/v1"])
     assert result.exit_code == 0, result.output
     loaded = load_runs([run_dir])

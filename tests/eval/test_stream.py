@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.backends.base import Outcome, Request
 from eval.store import RunDirectory
 from eval.stream import stream_records
+from needlework.backends.base import Outcome, Request
 from tests.support.scripted import ScriptedBackend
 
 

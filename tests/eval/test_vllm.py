@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from eval.backends.base import BackendError, Outcome, Request
-from eval.backends.token_ids import pack_ids, unpack_ids
-from eval.backends.vllm_backend import (
+from needlework.backends.base import BackendError, Outcome, Request
+from needlework.backends.token_ids import pack_ids, unpack_ids
+from needlework.backends.vllm_backend import (
     MISSING_EXTRA,
     SAMPLING_KEYS,
     VllmBackend,

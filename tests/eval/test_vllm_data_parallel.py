@@ -30,12 +30,18 @@ from ray.data.llm import Processor, vLLMEngineProcessorConfig
 from ray.llm._internal.batch.stages.base import StatefulStage, StatefulStageUDF
 from ray.llm._internal.batch.stages.common import maybe_convert_ndarray_to_list
 
-from eval.backends import backend_for, vllm_ray
-from eval.backends import vllm_backend as single
-from eval.backends.base import BackendError, Outcome, PreflightError, Request, Usage
-from eval.backends.token_ids import pack_ids
-from eval.backends.vllm_backend import VllmBackend
-from eval.backends.vllm_ray import (
+from needlework.backends import backend_for, vllm_ray
+from needlework.backends import vllm_backend as single
+from needlework.backends.base import (
+    BackendError,
+    Outcome,
+    PreflightError,
+    Request,
+    Usage,
+)
+from needlework.backends.token_ids import pack_ids
+from needlework.backends.vllm_backend import VllmBackend
+from needlework.backends.vllm_ray import (
     DataParallel,
     batch_size_for,
     finish_reason,
@@ -320,7 +326,7 @@ def test_the_single_engine_path_imports_neither_ray_nor_vllm(tmp_path: Path) -> 
     """Ray is imported only when data parallelism is asked for (and vLLM only when an engine is made)."""
     import subprocess
 
-    code = ("import sys; import eval.cli, eval.backends.vllm_backend; "
+    code = ("import sys; import eval.cli, needlework.backends.vllm_backend; "
             "print(sorted(m for m in ('ray', 'vllm') if m in sys.modules))")
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert found.stdout.strip() == "[]"

@@ -23,10 +23,9 @@ import pytest
 from aiohttp import web
 
 from builders.rulerv2 import RulerV2Build, build
-from eval.backends.openai_compat import OpenAIBackend, RetryPolicy
 from eval.release import open_release
 from eval.runner import RunSpec
-
+from needlework.backends.openai_compat import OpenAIBackend, RetryPolicy
 from tests.support.openai_stub import Script, StubServer, prompt_digest, serve_in_thread
 
 CONFIGS = ("mk_niah_basic", "mv_niah_basic")

@@ -1,7 +1,7 @@
 """An in-process backend for eval tests: answers each prompt with a function of its last message.
 
 It streams outcomes in request order, records every prompt it was sent, and counts how often it
-was closed; an answer function may return an :class:`eval.backends.base.Outcome` (an error, say)
+was closed; an answer function may return an :class:`needlework.backends.base.Outcome` (an error, say)
 instead of text, which is sent under the request's key.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from eval.backends.base import Outcome, Request
+from needlework.backends.base import Outcome, Request
 
 
 class ScriptedBackend:

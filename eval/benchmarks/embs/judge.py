@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from eval.backends.base import Message
 from generators.embs.prompts import judge_prompt
+from needlework.backends.base import Message
 
 JUDGE_MAX = 5
 """The top of Figure 6's scale."""

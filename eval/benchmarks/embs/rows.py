@@ -8,7 +8,7 @@ be written). Two regimes read the same ``[DocID=n]`` interface (paper §4.2, A.3
 - **long context** (``--config contexts-<scale>``): every query of the corpus's domain (all
   queries from 512K) with the whole serialized corpus, once per task (``localize``, ``qa``). Rows
   come corpus by corpus, so the queries sharing a corpus prefix are sent together and a prefix
-  cache computes that corpus once (:mod:`eval.backends.vllm_backend` sorts by token ids as well).
+  cache computes that corpus once (:mod:`needlework.backends.vllm_backend` sorts by token ids as well).
 - **RAG** (``--config rankings``): a ``qa`` row per (query, retriever, scale) ranking, whose context
   is the retriever's top ``rag_k`` documents of that scale, serialized with their real IDs in rank
   order (OURS: the paper scores retrievers by evidence access only, Table 3; the generation step

@@ -18,12 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eval.backends.base import Message
 from eval.scoring import string_match
 from eval.task import TaskOptions, strip_reasoning
 from generators.embs.prompts import DEFAULT_K, localize_prompt, qa_prompt
 from generators.embs.scoring import canonicalize_ids, fr_at_k, r_at_1, sr_at_k
 from generators.embs.spec import BENCHMARK
+from needlework.backends.base import Message
 
 LOCALIZE = f"{BENCHMARK}/localize"
 QA = f"{BENCHMARK}/qa"

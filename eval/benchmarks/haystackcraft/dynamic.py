@@ -32,7 +32,6 @@ from typing import Any
 
 from tqdm.autonotebook import tqdm
 
-from eval.backends.base import WINDOW_ERROR_KINDS, Backend, Outcome, Request
 from eval.benchmarks.haystackcraft.tasks import extract_answer, official_extract_answer
 from eval.failures import (
     MIN_SAMPLES_FOR_ERROR_BUDGET,
@@ -59,6 +58,7 @@ from generators.haystackcraft.dynamic import (
 )
 from generators.haystackcraft.spec import BENCHMARK
 from generators.strategies import strategy_parts
+from needlework.backends.base import WINDOW_ERROR_KINDS, Backend, Outcome, Request
 from needlework.errors import SpecError
 
 CONFIG = "dynamic"

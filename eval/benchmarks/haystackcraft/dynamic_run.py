@@ -14,7 +14,6 @@ import asyncio
 import time
 from typing import Any
 
-from eval.backends.base import Backend, BackendError
 from eval.benchmarks.haystackcraft.dynamic import (
     CONFIG,
     DEFAULT_MAX_TOKENS,
@@ -39,6 +38,7 @@ from eval.runner import (
     write_run_file,
 )
 from eval.store import RunDirectory, is_done
+from needlework.backends.base import Backend, BackendError
 from needlework.errors import NeedleworkError, SpecError
 from needlework.tokens import TokenCounter
 

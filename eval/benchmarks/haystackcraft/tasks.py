@@ -33,11 +33,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.backends.base import Message
 from eval.scoring import exact_match, max_f1
 from eval.task import TaskOptions, strip_reasoning
 from generators.haystackcraft.spec import BENCHMARK, ORDERINGS, RANDOM_PREFIX
 from generators.strategies import RETRIEVERS
+from needlework.backends.base import Message
 from needlework.checks import require_one_of
 from needlework.errors import SpecError
 

@@ -46,7 +46,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.backends.base import Message
 from eval.benchmarks.needlebench.choice import first_option, letter_match
 from eval.scoring import (
     exact_answer_match,
@@ -58,6 +57,7 @@ from eval.scoring import (
 )
 from eval.task import TaskOptions, last_boxed, strip_reasoning
 from generators.needlebench.spec import BENCHMARK, CHOICE_TASKS
+from needlework.backends.base import Message
 from needlework.errors import SpecError
 
 TASK_TITLES: dict[str, str] = {

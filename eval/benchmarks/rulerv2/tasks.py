@@ -59,7 +59,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from eval.backends.base import Message
 from eval.benchmark import task_from_columns
 from eval.code_execution import (
     OUTCOMES,
@@ -78,6 +77,7 @@ from eval.scoring import (
 )
 from eval.task import TaskOptions, after_reasoning, last_boxed, strip_reasoning
 from generators.rulerv2.spec import BENCHMARK
+from needlework.backends.base import Message
 from needlework.errors import SpecError
 
 DEPTH_BIN_PERCENT = 10

@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from eval.backends.base import Message
 from generators.sequential_niah.prompts import (
     judge_prompt,
     order_type_of,
     parse_eval_label,
 )
+from needlework.backends.base import Message
 
 CORRECT = "correct"
 

@@ -30,7 +30,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval.backends.base import Backend, Message
 from eval.benchmarks.sequential_niah.judge import CORRECT, JUDGE_RUBRIC
 from eval.benchmarks.sequential_niah.paper import (
     ANSWER_GROUPS,
@@ -45,6 +44,7 @@ from eval.report_runs import MISSING, markdown_table, points
 from eval.scored import ScoredSample
 from eval.task import TaskOptions
 from generators.sequential_niah.spec import BENCHMARK
+from needlework.backends.base import Backend, Message
 from needlework.errors import SpecError
 
 if TYPE_CHECKING:

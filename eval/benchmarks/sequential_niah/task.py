@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.backends.base import Message
 from eval.benchmarks.sequential_niah.items import (
     MATCH_THRESHOLD,
     ItemScore,
@@ -25,6 +24,7 @@ from eval.benchmarks.sequential_niah.items import (
 from eval.benchmarks.sequential_niah.judge_accuracy import JUDGE_TASK, is_judge_row
 from eval.task import TaskOptions, strip_reasoning
 from generators.sequential_niah.spec import BENCHMARK
+from needlework.backends.base import Message
 from needlework.checks import require_one_of
 from needlework.errors import SpecError
 

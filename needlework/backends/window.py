@@ -1,0 +1,168 @@
+"""The window rule for servers: count a prompt in the model's tokens before sending it; skip it when over.
+
+EverMemBench-S runs a model only on the scales whose tokenized input fits its window (A.2 and
+footnote 2, "we still enforce the constraint using the model's tokenizer"); every benchmark gains
+from the same rule, since a truncated prompt gives a score that means nothing. A prompt whose
+tokens plus its ``max_tokens`` exceed the window N is recorded as a final ``skipped_window``
+error without being sent (the server could not answer it whole), never truncated.
+
+How the tokens are counted, first that applies (:func:`discover_rule`):
+
+1. ``--tokenizer NAME``: the evaluated model's tokenizer here, message texts plus the chat format's
+   overhead (:data:`CHAT_TOKENS_PER_PROMPT`, :data:`CHAT_TOKENS_PER_MESSAGE`; exact only for
+   templates that add exactly that much);
+2. vLLM's ``POST /tokenize`` with the messages: exact, the chat template applied by the server;
+3. llama.cpp's ``POST /apply-template`` then ``POST /tokenize``: exact;
+4. llama-cpp-python's ``POST /extras/tokenize/count`` on each message, plus the chat overhead.
+
+N is ``--max-model-len`` when given, else what the server says (vLLM: ``max_model_len`` in
+``GET /v1/models``; llama.cpp: ``n_ctx`` in ``GET /props``). Without N or a way to count, prompts
+are sent as before and a server's refusal is recorded as ``context_length``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from needlework.backends.base import Message, SampleError
+
+CHAT_TOKENS_PER_MESSAGE = 4
+CHAT_TOKENS_PER_PROMPT = 3
+"""Chat-format overhead added to message tokens when the template cannot be applied (as ``eval count``)."""
+SURE_TO_FIT_MARGIN = 512
+"""A prompt of ``B`` UTF-8 bytes has at most ``B`` tokens under byte-level tokenizers; with this many more for
+the chat template, a prompt whose bytes + margin + max_tokens fit the window is sent without counting."""
+
+Count = Callable[[aiohttp.ClientSession, Sequence[Message]], Awaitable[int]]
+"""Counts a conversation's prompt tokens, asking the server through the given session where it must."""
+
+
+@dataclass(frozen=True)
+class WindowRule:
+    """A model's window and how its prompts are counted.
+
+    Attributes:
+        window: N, the model's context window in tokens (prompt + completion).
+        count: The prompt tokens of a conversation, in the model's tokens.
+        counted_by: How ``count`` counts (recorded in the run's provenance).
+    """
+
+    window: int
+    count: Count
+    counted_by: str
+
+    async def check(self, session: aiohttp.ClientSession, messages: Sequence[Message],
+                    max_tokens: int) -> tuple[int | None, SampleError | None]:
+        """(prompt tokens or None when not counted, the ``skipped_window`` error when the prompt is over)."""
+        size = sum(len(m["content"].encode("utf-8")) for m in messages)
+        if size + SURE_TO_FIT_MARGIN + max_tokens <= self.window:
+            return None, None
+        tokens = await self.count(session, messages)
+        if tokens + max_tokens <= self.window:
+            return tokens, None
+        return tokens, SampleError("skipped_window", f"prompt of {tokens:,} tokens + max_tokens {max_tokens:,} exceeds the "
+                                   f"model's window of {self.window:,} tokens ({self.counted_by}); skipped, not truncated")
+
+
+def server_root(base_url: str) -> str:
+    """The server's root for its non-OpenAI routes: ``base_url`` without a trailing ``/v1``."""
+    return base_url.rstrip("/").removesuffix("/v1")
+
+
+async def discover_rule(session: aiohttp.ClientSession, base_url: str, model: str, window: int | None,
+                        tokenizer: str | None) -> WindowRule | None:
+    """The window rule for a server (module docstring), or None when N is unknown or prompts cannot be counted.
+
+    ``session`` serves the discovery only; the rule asks through the session it is given at each check.
+    """
+    root = server_root(base_url)
+    window = window or await _served_window(session, base_url, root, model)
+    if window is None:
+        return None
+    if tokenizer:
+        return WindowRule(window, _local_count(tokenizer), f"tokenizer {tokenizer} + chat overhead")
+    probe: list[Message] = [{"role": "user", "content": "window probe"}]
+    for count, name in ((_vllm_count(root, model), "server /tokenize"),
+                        (_llamacpp_count(root), "server /apply-template + /tokenize"),
+                        (_llama_cpp_python_count(root, model), "server /extras/tokenize/count + chat overhead")):
+        try:
+            if await count(session, probe) > 0:
+                return WindowRule(window, count, name)
+        except (aiohttp.ClientError, ValueError, KeyError, TypeError):
+            continue
+    return None
+
+
+async def _post(session: aiohttp.ClientSession, url: str, payload: dict[str, Any]) -> Any:
+    async with session.post(url, data=json.dumps(payload).encode("utf-8"),
+                            headers={"Content-Type": "application/json"}) as response:
+        if response.status != 200:
+            raise ValueError(f"{url}: HTTP {response.status}")
+        return json.loads(await response.read())
+
+
+async def _get(session: aiohttp.ClientSession, url: str) -> Any:
+    async with session.get(url) as response:
+        if response.status != 200:
+            raise ValueError(f"{url}: HTTP {response.status}")
+        return json.loads(await response.read())
+
+
+async def _served_window(session: aiohttp.ClientSession, base_url: str, root: str, model: str) -> int | None:
+    """N as the server reports it: vLLM's ``max_model_len`` for the model, else llama.cpp's ``n_ctx``."""
+    try:
+        for entry in (await _get(session, f"{base_url.rstrip('/')}/models")).get("data", []):
+            if entry.get("id") == model and isinstance(entry.get("max_model_len"), int):
+                return int(entry["max_model_len"])
+    except (aiohttp.ClientError, ValueError, AttributeError, TypeError):
+        pass
+    try:
+        props = await _get(session, f"{root}/props")
+        n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx") or props.get("n_ctx")
+        return int(n_ctx) if n_ctx else None
+    except (aiohttp.ClientError, ValueError, AttributeError, TypeError):
+        return None
+
+
+def _vllm_count(root: str, model: str) -> Count:
+    async def count(session: aiohttp.ClientSession, messages: Sequence[Message]) -> int:
+        body = await _post(session, f"{root}/tokenize", {"model": model, "messages": list(messages),
+                                                          "add_generation_prompt": True})
+        return int(body["count"])
+    return count
+
+
+def _llamacpp_count(root: str) -> Count:
+    async def count(session: aiohttp.ClientSession, messages: Sequence[Message]) -> int:
+        prompt = (await _post(session, f"{root}/apply-template", {"messages": list(messages)}))["prompt"]
+        return len((await _post(session, f"{root}/tokenize", {"content": prompt, "add_special": True}))["tokens"])
+    return count
+
+
+def _llama_cpp_python_count(root: str, model: str) -> Count:
+    async def count(session: aiohttp.ClientSession, messages: Sequence[Message]) -> int:
+        total = CHAT_TOKENS_PER_PROMPT
+        for message in messages:
+            body = await _post(session, f"{root}/extras/tokenize/count", {"model": model, "input": message["content"]})
+            total += CHAT_TOKENS_PER_MESSAGE + int(body["count"])
+        return total
+    return count
+
+
+def _local_count(tokenizer: str) -> Count:
+    from needlework.tokenizers import load_tokenizer
+
+    counter = load_tokenizer(tokenizer)
+
+    def count_now(messages: Sequence[Message]) -> int:
+        return CHAT_TOKENS_PER_PROMPT + sum(CHAT_TOKENS_PER_MESSAGE + counter.count(m["content"]) for m in messages)
+
+    async def count(_session: aiohttp.ClientSession, messages: Sequence[Message]) -> int:
+        return await asyncio.to_thread(count_now, messages)  # a long prompt takes a second; the other requests go on
+    return count
