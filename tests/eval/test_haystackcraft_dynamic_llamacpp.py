@@ -32,7 +32,7 @@ from tests.eval.test_llamacpp import (
     REPO,
     log_tail,
     running_server,
-    served_model,  # noqa: F401 - a fixture
+    served_shallow_model,  # noqa: F401 - a fixture
 )
 
 pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests/xdist_scheduling.py
@@ -57,13 +57,13 @@ def shortest_questions(tmp_path, qwen) -> Path:
     return ids
 
 
-def test_two_enforced_rounds_end_to_end_against_llama_cpp(tmp_path, qwen, served_model) -> None:  # noqa: F811
+def test_two_enforced_rounds_end_to_end_against_llama_cpp(tmp_path, qwen, served_shallow_model) -> None:  # noqa: F811
     release = tmp_path / "release"
     spec = haystackcraft.HaystackCraftBuild(**WORLD, dynamic=True, dynamic_ids=str(shortest_questions(tmp_path, qwen)),
                                             cache=str(tmp_path / "cache"))
     haystackcraft.build(spec, release, tokens=qwen, progress=False)
     run_dir = tmp_path / "run"
-    with running_server(tmp_path, N_CTX, served_model) as server:
+    with running_server(tmp_path, N_CTX, served_shallow_model) as server:
         command = [sys.executable, "-m", "eval", "run", "--dataset", str(release), "--config", "dynamic",
                    "--tasks", "enforced-2", "--sizes", "0", "--backend", "openai", "--model", ALIAS,
                    "--base-url", server.base_url, "--concurrency", "1", "--gen-kwargs", f"max_tokens={MAX_TOKENS}",

@@ -17,8 +17,9 @@ depends on the world's size. With ``ENTITIES`` = 180 both domains' corpora are E
 are ~1,900-2,070 SmolLM2 tokens (inside 3,072 with ~1,000 to spare) and the 4K ones ~3,890 (over by ~800).
 With 140 or 160 entities the medical corpus is Chinese and its 2K prompt alone is ~4,700-4,900 tokens. The
 world is seeded, so these numbers are fixed; the margins are asserted below with the counts in the message,
-should a builder change move them. Sizes are the smallest that show both outcomes: the prefill of a 135M model
-on this CPU (~250 tokens/s) is the test's cost.
+should a builder change move them. Sizes are the smallest that show both outcomes: prefill is the test's cost,
+which the server's model, cut to its first blocks (:func:`tests.eval.test_llamacpp.served_shallow_model`), keeps
+near 2 s.
 
 Without the packages the tests skip, or fail under ``NEEDLEWORK_REQUIRE_LLAMACPP=1``, exactly as
 :mod:`tests.eval.test_llamacpp`.
@@ -45,7 +46,7 @@ from tests.eval.test_llamacpp import (
     log_tail,
     read_run,
     running_server,
-    served_model,  # noqa: F401 - a fixture
+    served_shallow_model,  # noqa: F401 - a fixture
 )
 
 pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests/xdist_scheduling.py
@@ -64,8 +65,8 @@ COUNT = "POST /extras/tokenize/count"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, served_model: Path) -> Iterator[Server]:  # noqa: F811
-    with running_server(tmp_path_factory.mktemp("llama-server-embs"), N_CTX, served_model) as running:
+def server(tmp_path_factory, served_shallow_model: Path) -> Iterator[Server]:  # noqa: F811
+    with running_server(tmp_path_factory.mktemp("llama-server-embs"), N_CTX, served_shallow_model) as running:
         yield running
 
 
