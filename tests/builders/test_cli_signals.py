@@ -32,6 +32,16 @@ def wait_for_partial(folder: Path, process: subprocess.Popen, timeout: float = 1
     pytest.fail("no .partial folder appeared")
 
 
+def signal_dispositions(pid: int) -> dict[str, str]:
+    """The process's ignored, caught and (main thread's) blocked signal sets, as /proc shows them (hex masks;
+    SIGINT is 0x2, SIGTERM 0x4000); empty where /proc is not there."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return {}
+    return dict(line.split(":\t", 1) for line in lines if line.startswith(("SigIgn", "SigCgt", "SigBlk")))
+
+
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signalled_build_removes_its_partial_folder_and_keeps_the_old_release(demo, tmp_path, signum, status):
     out = tmp_path / "rulerv2"
@@ -39,9 +49,12 @@ def test_signalled_build_removes_its_partial_folder_and_keeps_the_old_release(de
     build = subprocess.Popen(with_default_signals([sys.executable, "-m", "builders", *SLOW_BUILD, "--out", str(out)]),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_partial(tmp_path, build)
+    dispositions = signal_dispositions(build.pid)
     build.send_signal(signum)
     stdout, stderr = build.communicate(timeout=60)
-    assert build.returncode == status
+    # Seen once in ~20 full runs (SIGINT, exit 0: the build ran to its end): the message says what the process did
+    # with its signals when it was sent one.
+    assert build.returncode == status, (dispositions, stdout[-500:], stderr[-2000:])
     assert stdout == ""
     assert stderr == f"error: interrupted by {signum.name}\n"  # one line, no traceback
     assert [p.name for p in tmp_path.iterdir()] == ["rulerv2"]
