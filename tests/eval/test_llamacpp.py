@@ -97,7 +97,9 @@ def served_shallow_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """SmolLM2-135M-Instruct cut to its first ``SHALLOW_LAYERS`` blocks (:func:`requantized`): the tokenizer, the
     chat template, the window and the server are the model's own; prefill is ~7x faster (1,250 prompt tokens in
     0.67 s against 4.9 s on 2 threads) and the answers are word salad, which the tests that use it never judge."""
-    return requantized(packaged_model(), tmp_path_factory.getbasetemp(), layers=SHALLOW_LAYERS)
+    shallow = requantized(packaged_model(), tmp_path_factory.getbasetemp(), layers=SHALLOW_LAYERS)
+    assert block_count(shallow) == SHALLOW_LAYERS, shallow  # llama.cpp dropped the others
+    return shallow
 
 
 def packaged_model() -> Path:
