@@ -1,4 +1,4 @@
-"""The suite's xdist scheduling (tests/xdist_scheduling.py): files whole, the llama.cpp files and the Ray and MiniLM files each as one unit."""
+"""The suite's xdist scheduling (tests/xdist_scheduling.py): files whole, the llama.cpp files and the Ray files each as one unit."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ import pytest
 
 pytest.importorskip("xdist")
 
-from tests.xdist_scheduling import GROUPS, RAY_FILES, scope_of
+from tests.xdist_scheduling import GROUPS, scope_of
 
 REPO = Path(__file__).resolve().parents[1]
 STARTS_A_SERVER = re.compile(r"\brunning_server\(")
 USES_RAY = re.compile(r"\bray_cluster\b|\bray\.init\(")
-LOADS_MINILM = re.compile(r"importorskip\(\"sentence_transformers\"")
 
 
 def test_every_module_that_starts_a_llama_cpp_server_is_in_the_group():
@@ -28,14 +27,7 @@ def test_every_module_that_uses_the_ray_cluster_is_in_the_ray_group():
     using = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "tests").rglob("test_*.py")
                    if USES_RAY.search(path.read_text(encoding="utf-8")))
     assert "tests/builders/test_engine.py" in using
-    assert using == sorted(RAY_FILES) and set(RAY_FILES) <= set(GROUPS["ray+minilm"])
-
-
-def test_every_module_that_loads_the_minilm_encoder_runs_beside_the_ray_files():
-    loading = {path.relative_to(REPO).as_posix() for path in (REPO / "tests").rglob("test_*.py")
-               if LOADS_MINILM.search(path.read_text(encoding="utf-8"))}
-    assert "tests/eval/test_haystackcraft_dynamic.py" in loading
-    assert loading == set(GROUPS["ray+minilm"]) - set(RAY_FILES)  # and test_engine.py, among the Ray files
+    assert using == sorted(GROUPS["ray"])
 
 
 def test_a_grouped_files_tests_share_one_unit_and_other_files_keep_their_own():

@@ -5,9 +5,7 @@ must also not run at the same time as each other. The llama.cpp end-to-end tests
 threads wait for each other at every layer: two such files on the two workers of a 2-core machine made each
 several times slower (the suite's longest tests, 150-290 s instead of 10-40 s). The files that use a local Ray
 cluster (the ``ray_cluster`` fixture of tests/conftest.py) share one: on one worker, one after the other, they start
-it once instead of once a file (~6 s of CPU each), and two clusters never compete for the cores. The files that load
-the MiniLM encoder in the worker's own process join them (``tests/builders/test_engine.py`` is one of both): importing
-sentence-transformers and loading the model costs ~9.5 s of CPU, paid once by one worker rather than by each. The files of a group in
+it once instead of once a file (~6 s of CPU each), and two clusters never compete for the cores. The files of a group in
 :data:`GROUPS` form one work unit, run one after the other by one worker; a group's unit is handed out before any
 file's, since it is a long serial chain that would otherwise finish last, but not to one worker while another has
 a group unfinished (so in a 2-worker run the groups follow each other on one worker while the other runs files).
@@ -30,21 +28,13 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "tests/eval/test_llamacpp_pool.py",
         "tests/eval/test_haystackcraft_dynamic_llamacpp.py",
     ),
-    "ray+minilm": (
-        # The local Ray cluster.
+    "ray": (
         "tests/builders/test_engine.py",
         "tests/builders/test_sources_multistream.py",
         "tests/eval/test_vllm_data_parallel.py",
-        # The MiniLM encoder in the worker (test_engine.py's local path too).
-        "tests/generators/test_world.py",
-        "tests/builders/test_retrieval.py",
-        "tests/builders/test_retrieval_paper.py",
-        "tests/eval/test_haystackcraft_dynamic.py",
     ),
 }
 """Group name -> the test files (paths from the repository root) that run one after another on one worker."""
-RAY_FILES = GROUPS["ray+minilm"][:3]
-"""The files that use the local Ray cluster."""
 
 GROUP = "group:"
 _GROUP_OF = {path: GROUP + name for name, paths in GROUPS.items() for path in paths}
