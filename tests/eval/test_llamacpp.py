@@ -118,7 +118,7 @@ def packaged_model() -> Path:
 @functools.cache
 def requantized(model: Path, folder: Path, layers: int | None = None) -> Path:
     """``model`` with its weights requantized to Q8_0 by llama.cpp's ``llama_model_quantize``, written to
-    ``folder`` once per process (the modules that import :func:`served_model` share it); with ``layers``, only
+    ``folder`` once per process and cut (the modules that import its fixtures share each file); with ``layers``, only
     its first ``layers`` transformer blocks kept (the others listed in the call's ``prune_layers``, which
     llama.cpp drops, renumbering the rest and the file's block count).
 
