@@ -8,6 +8,7 @@ and a worker shows ``ray::<function>`` as its process title while it runs a task
 
 from __future__ import annotations
 
+import bz2
 import json
 import os
 import signal
@@ -30,16 +31,25 @@ from builders import engine as engine_module
 from builders.engine import Engine, EngineError, batched, count_batch, engine_of, joined
 from builders.options import reproducing_command
 from needlework.errors import SpecError
+from tests.support.wikipedia import WIKIPEDIA_SLICE, short_pages_export
 
-DUMP = "enwiki_gensim/enwiki-pages-articles1-p10p30302-shortened.xml.bz2"
-# Natural Questions records whose gold pages are articles of the 53-article slice (read_nq's title fields).
+SHORT_PAGE = 30_000
+"""The builds read the slice's redirects, its 21 articles under this many bytes of XML and :data:`LINKED` (14 % of
+its text): what they compare is the engines, and parsing the long articles would be most of their cost."""
+LINKED = ("Agriculture",)
+"""A longer article kept for its links: with it, three links join articles of the export (the short ones alone
+have one), so the ``links`` config and BM25+PPR have a graph to work on."""
+# Natural Questions records whose gold pages are among those articles (read_nq's title fields), one with two.
 NQ = [
-    {"question": "what is anarchism", "answer": ["a political philosophy"], "title": "Anarchism"},
-    {"question": "who wrote atlas shrugged", "answer": ["Ayn Rand"], "titles": ["Ayn Rand", "List of Atlas Shrugged characters"]},
-    {"question": "what does albedo measure", "answer": ["reflectivity"], "title": "Albedo"},
-    {"question": "what is the capital of algeria", "answer": ["Algiers"], "title": "Algeria"},
-    {"question": "who wrote animal farm", "answer": ["George Orwell"], "title": "Animal Farm"},
-    {"question": "what is an abacus used for", "answer": ["calculation"], "title": "Abacus"},
+    {"question": "who directed the film actrius", "answer": ["Ventura Pons"], "title": "Actrius"},
+    {"question": "when was alain connes born", "answer": ["1 April 1947"], "title": "Alain Connes"},
+    {"question": "what time standard is abbreviated tai", "answer": ["International Atomic Time"],
+     "title": "International Atomic Time"},
+    {"question": "what is read to a defendant at an arraignment, and which court hears the appeal",
+     "answer": ["charging document"], "titles": ["Arraignment", "Appellate court"]},
+    {"question": "where was allan dwan born", "answer": ["Canada"], "title": "Allan Dwan"},
+    {"question": "how is the arithmetic mean of numbers computed", "answer": ["their sum divided by their count"],
+     "title": "Arithmetic mean"},
 ]
 STAGE_TITLE = "ray::_run_stage"
 
@@ -52,11 +62,19 @@ def nq_file(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def local_wiki(tmp_path_factory, shared_file, nq_file, qwen) -> Path:
-    """The HaystackCraft release of the Wikipedia slice from the local engine, which the Ray builds are compared to."""
+def dump(tmp_path_factory, shared_file) -> Path:
+    """The Wikipedia slice's short pages (:data:`SHORT_PAGE`) and :data:`LINKED`, as a bz2 export."""
+    path = tmp_path_factory.mktemp("dump") / "enwiki-short-pages.xml.bz2"
+    path.write_bytes(bz2.compress(short_pages_export(bz2.decompress(shared_file(WIKIPEDIA_SLICE).read_bytes()),
+                                                     under=SHORT_PAGE, keep=LINKED)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def local_wiki(tmp_path_factory, dump, nq_file, qwen) -> Path:
+    """The HaystackCraft release of the short pages from the local engine, which the Ray builds are compared to."""
     folder = tmp_path_factory.mktemp("wiki-local")
-    haystackcraft.build(wiki_spec(shared_file(DUMP), nq_file, folder / "cache"), folder / "local", tokens=qwen,
-                        progress=False)
+    haystackcraft.build(wiki_spec(dump, nq_file, folder / "cache"), folder / "local", tokens=qwen, progress=False)
     return folder / "local"
 
 
@@ -169,11 +187,10 @@ def test_ray_without_the_extra_names_it(monkeypatch) -> None:
 
 
 def test_wikipedia_haystackcraft_build_is_identical_on_every_engine_and_after_a_killed_worker(
-        ray_cluster, shared_file, nq_file, qwen, local_wiki, tmp_path) -> None:
+        ray_cluster, dump, nq_file, qwen, local_wiki, tmp_path) -> None:
     """The acceptance: dump parsing, token counting and the release from local and Ray with 1 and 2 workers; in the
     1-worker build the first worker seen running a stage's batch is SIGKILLed, Ray re-runs its task and the release
     is still the local one. (One build shows both: a second 1-worker build only for the kill cost ~7 s of CPU.)"""
-    dump = shared_file(DUMP)
     releases = {"local": content(local_wiki)}
     killed: list[int] = []
     for name, workers in (("ray1", 1), ("ray2", 2)):
@@ -183,7 +200,8 @@ def test_wikipedia_haystackcraft_build_is_identical_on_every_engine_and_after_a_
         releases[name] = content(tmp_path / name)
     assert len(killed) == 1 and not psutil.pid_exists(killed[0])
     manifest = releases["local"]["manifest"]
-    assert manifest["corpus"]["documents"] == 53 and manifest["questions"]["kept"] == len(NQ)
+    assert manifest["corpus"]["documents"] == 22 and manifest["corpus"]["links"] > 0
+    assert manifest["questions"]["kept"] == len(NQ)
     assert manifest["configs"]["static-descending"]["splits"]["test"]["rows"] > 0
     assert releases["ray1"] == releases["local"] and releases["ray2"] == releases["local"]
 
@@ -201,12 +219,12 @@ def test_embs_world_build_is_identical_on_every_engine(ray_cluster, qwen, tmp_pa
     assert releases["ray1"] == releases["local"] and releases["ray2"] == releases["local"]
 
 
-def test_a_killed_driver_leaves_no_release(ray_cluster, shared_file, nq_file, tmp_path) -> None:
+def test_a_killed_driver_leaves_no_release(ray_cluster, dump, nq_file, tmp_path) -> None:
     """The build command, joined to the cluster by --ray-address, is SIGKILLed while a stage runs: nothing is at
     --out, and the next build there completes (the release writer swaps a finished folder into place)."""
     out = tmp_path / "release"
     command = [sys.executable, "-m", "builders", "build", "haystackcraft", "--out", str(out), "--corpus",
-               str(shared_file(DUMP)), "--qa", str(nq_file), "--retrievers", "bm25", "--sizes", "0,2k", "--top-k", "40",
+               str(dump), "--qa", str(nq_file), "--retrievers", "bm25", "--sizes", "0,2k", "--top-k", "40",
                "--cache", str(tmp_path / "cache"), "--engine", "ray", "--ray-address", ray_cluster, "--ray-workers", "1",
                "--quiet"]
     driver = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ})

@@ -32,8 +32,8 @@ from builders.sources.multistream import (
 )
 from builders.sources.wikipedia import read_mediawiki_dump
 from needlework.errors import InputError
+from tests.support.wikipedia import WIKIPEDIA_SLICE, short_pages_export, split_export
 
-DUMP = "enwiki_gensim/enwiki-pages-articles1-p10p30302-shortened.xml.bz2"
 STEM = "enwiki-20160501-pages-articles-multistream"
 SHORT_PAGE = 30_000
 """Pages of the slice shorter than this many bytes of XML are kept."""
@@ -43,26 +43,16 @@ KEPT = ("Anarchism", "Algeria", "Abacus", "Ayn Rand", "Agriculture", "Afroasiati
 parts of :func:`parts` (part 1 to 3, 2 to 1, 2 to 3 and 3 to 2), so links still resolve across parts."""
 
 
-def split_export(xml: bytes) -> tuple[bytes, list[bytes], bytes]:
-    """(header, pages, footer) of an export written one element per line, as Wikimedia writes them."""
-    starts = [m.start() for m in re.finditer(rb"^  <page>$", xml, re.MULTILINE)]
-    ends = [m.end() + 1 for m in re.finditer(rb"^  </page>$", xml, re.MULTILINE)]
-    return xml[: starts[0]], [xml[s:e] for s, e in zip(starts, ends)], xml[ends[-1]:]
-
-
 @pytest.fixture(scope="module")
 def slice_xml(shared_file: Callable[[str], Path]) -> bytes:
     """The slice's export without its long articles (see the module's docstring)."""
-    header, pages, footer = split_export(bz2.decompress(shared_file(DUMP).read_bytes()))
-    kept = [page for page in pages
-            if b"<redirect" in page or len(page) < SHORT_PAGE or re.search(rb"<title>(.*)</title>", page)[1].decode() in KEPT]
-    return header + b"".join(kept) + footer
+    return short_pages_export(bz2.decompress(shared_file(WIKIPEDIA_SLICE).read_bytes()), under=SHORT_PAGE, keep=KEPT)
 
 
 @pytest.fixture(scope="module")
 def single_stream(slice_xml: bytes, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """That export as one bz2 stream, as the slice is, under the slice's name."""
-    path = tmp_path_factory.mktemp("single") / Path(DUMP).name
+    path = tmp_path_factory.mktemp("single") / Path(WIKIPEDIA_SLICE).name
     path.write_bytes(bz2.compress(slice_xml))
     return path
 
