@@ -165,7 +165,8 @@ def hotpot_pool_from_records(
 def _parse(raw: Mapping[str, Any], source: str, index: int) -> _Record:
     if not isinstance(raw, Mapping):
         raise record_error(source, index, None, f"expected an object, got {type(raw).__name__}")
-    qid, question, answer = (_text(raw, name, source, index) for name in ("_id", "question", "answer"))
+    qid, answer = (_text(raw, name, source, index) for name in ("_id", "answer"))
+    question = _text(raw, "question", source, index, strip=False)  # prepare_qa.py puts it in the prompt as given
     support = tuple(title for title, _ in _pairs(raw, "supporting_facts", int, source, index))
     context = tuple(
         (title, "".join(_sentences(sentences, source, index, position)).strip())
@@ -174,11 +175,11 @@ def _parse(raw: Mapping[str, Any], source: str, index: int) -> _Record:
     return _Record(qid, question, answer, support, context)
 
 
-def _text(record: Mapping[str, Any], name: str, source: str, index: int) -> str:
+def _text(record: Mapping[str, Any], name: str, source: str, index: int, *, strip: bool = True) -> str:
     value = require_field(record, name, source, index)
     if not isinstance(value, str) or not value.strip():
         raise record_error(source, index, name, f"expected a non-empty string, got {value!r}")
-    return value.strip()
+    return value.strip() if strip else value
 
 
 def _pairs(record: Mapping[str, Any], name: str, second: type, source: str, index: int) -> list[tuple[str, Any]]:

@@ -244,8 +244,8 @@ def _mcq(qid: str, question: Any, choices: Any, answer: Any, subject: Any, file:
         raise record_error(file, index, "choices", f"expected 4 strings, got {[type(c).__name__ for c in choices]}")
     if not isinstance(subject, str):
         raise record_error(file, index, "subject", f"expected a string, got {type(subject).__name__}")
-    choice_texts = (choices[0].strip(), choices[1].strip(), choices[2].strip(), choices[3].strip())
-    return Mcq(qid, question.strip(), choice_texts, _answer_letter(answer, file, index), subject.strip())
+    choice_texts = (choices[0], choices[1], choices[2], choices[3])
+    return Mcq(qid, question, choice_texts, _answer_letter(answer, file, index), subject.strip())
 
 
 def _answer_letter(value: Any, file: str, index: int) -> str:

@@ -67,19 +67,21 @@ class PricedItems:
     tokens: np.ndarray
 
 
-def item_text(text: str, tokens: TokenCounter) -> str:
+def item_text(text: str, tokens: TokenCounter, *, strip: bool = True) -> str:
     """An item's content as it appears in a context: line breaks as ``\n`` (MMLU has a few
-    ``\r\n``), stripped, in the tokenizer's normalized form."""
-    return tokens.normalize(text.replace("\r\n", "\n").replace("\r", "\n").strip())
+    ``\r\n``), stripped unless ``strip`` is false (the ``paper`` preset's questions keep the
+    official rendering's edge spaces), in the tokenizer's normalized form."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return tokens.normalize(text.strip() if strip else text)
 
 
-def price_items(texts: Sequence[str], tokens: TokenCounter, lead: str = " ") -> PricedItems:
+def price_items(texts: Sequence[str], tokens: TokenCounter, lead: str = " ", *, strip: bool = True) -> PricedItems:
     """Normalize item contents (:func:`item_text`) and count each once, in one batch (the per-build cost).
 
     ``lead`` is what separates the label's colon from the content (a space, or a line break for the
     ``paper`` preset's documents); it is counted with the content.
     """
-    normalized = tuple(item_text(t, tokens) for t in texts)
+    normalized = tuple(item_text(t, tokens, strip=strip) for t in texts)
     return PricedItems(normalized, tokens.count_batch([f"{lead}{t}{ITEM_SEP}" for t in normalized]))
 
 
@@ -124,6 +126,8 @@ def prepare_materials(
     paper = preset == "paper"
 
     def questions(items: Sequence) -> PricedItems:
+        if paper and isinstance(mcq, McqPool):
+            return price_items([q.official_text() for q in items], tokens, strip=False)
         rendered = [q.render() for q in items]
         return price_items([paper_question_text(t) for t in rendered] if paper else rendered, tokens)
 
@@ -383,7 +387,8 @@ class _Plan:
         fixed = [_Item(keys[j], docs.texts[g], int(docs.tokens[g]), docqa.documents[g].title) for j, g in enumerate(gold)]
         level = self.spec.level
         normalize = self.tokens.normalize
-        query = fixed[0].text if level == "basic" else normalize(question.question.strip())
+        # prepare_qa.py puts the question in the prompt as HotpotQA gives it; needlework's own setup strips it.
+        query = fixed[0].text if level == "basic" else normalize(question.question if self.paper else question.question.strip())
 
         def answers_of(golds: list[_Item]) -> list[str]:
             if level in ("basic", "easy"):

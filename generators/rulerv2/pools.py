@@ -8,6 +8,7 @@ questions). Builders read real sources into these tables; generators only read t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -23,8 +24,9 @@ class Mcq:
 
     Attributes:
         qid: Stable id within its source, e.g. ``mmlu/test/astronomy/0007``.
-        question: The question stem, stripped.
-        choices: The four options, in order A to D.
+        question: The question stem as its source gives it (spaces around it kept: the ``paper``
+            preset renders them as the official script does, :meth:`official_text`).
+        choices: The four options, in order A to D, as given.
         answer: The correct letter, ``A`` to ``D``.
         subject: MMLU subject or another grouping (few-shot demonstrations prefer the same one).
     """
@@ -41,9 +43,17 @@ class Mcq:
         require_one_of(f"{self.qid}: answer", self.answer, LETTERS)
 
     def render(self) -> str:
-        """The question as it appears after ``Question {index}:``: the stem, then one line per choice."""
-        lines = [self.question] + [f"{letter}. {choice}" for letter, choice in zip(LETTERS, self.choices)]
+        """The question as it appears after ``Question {index}:``: the stem, then one line per choice,
+        each stripped."""
+        lines = [self.question.strip()] + [f"{letter}. {choice.strip()}" for letter, choice in zip(LETTERS, self.choices)]
         return "\n".join(lines)
+
+    def official_text(self) -> str:
+        """The question as NeMo-Skills' ``ruler2/prepare_mmlu.py`` hides it: the stem and ``\\nA. <choice>``
+        lines as given, every whitespace run then made one space (``re.sub(r"\\s+", " ", ...)``), so a
+        stem's leading space or the last choice's trailing space stays, as one space."""
+        lines = [self.question] + [f"{letter}. {choice}" for letter, choice in zip(LETTERS, self.choices)]
+        return re.sub(r"\s+", " ", "\n".join(lines))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from builders.sources.mmlu import read_mcq_distractors, read_mmlu_folder
 from builders.sources.rulerv2 import Resolved, with_docqa_filler
 from generators.rulerv2.items import generate, paper_question_text, prepare_materials
 from generators.rulerv2.niah_basic import generate as generate_basic
-from generators.rulerv2.pools import DocQaPool, DocQuestion, Document
+from generators.rulerv2.pools import DocQaPool, DocQuestion, Document, Mcq
 from generators.rulerv2.spec import (
     DEFAULT_RESERVES,
     ItemTaskSpec,
@@ -115,6 +115,14 @@ def test_paper_templates_are_the_official_prompts():
     assert t["mdqa_medium"].query.endswith("based on the documents you find.\n\nQuestion: {question}")
 
 
+def test_official_text_keeps_edge_spaces_as_prepare_mmlu_does():
+    """prepare_mmlu.py: ``d["question"] + f"\\nA. {choices[0]}..."``, then ``re.sub(r"\\s+", " ", ...)``: a stem's
+    leading space and the last choice's trailing space stay as one space; inner runs become one space."""
+    mcq = Mcq("q", "  What is it?\n", ("a ", " b", "c\r\n", "d  "), "A")
+    assert mcq.official_text() == " What is it? A. a B. b C. c D. d "
+    assert mcq.render() == "What is it?\nA. a\nB. b\nC. c\nD. d"  # needlework's own setup strips
+
+
 def test_paper_question_text_collapses_whitespace():
     """prepare_mmlu.py: ``item["Question"] = re.sub(r'\\s+', ' ', item["Question"])`` after appending the choices."""
     assert paper_question_text("What?\nA. x\nB.  y\r\nC. z\nD. w") == "What? A. x B. y C. z D. w"
@@ -156,8 +164,8 @@ def test_mv_niah_paper_indices_repeat_four_times(name, materials, mcq, qwen):
     every index (the gold's and the distractors') is shared by 4 questions; one test question is the
     needle, its companions come from the haystack (auxiliary_train); the easy answer is every question
     under the index, medium/hard ask for the gold's rank among them (``convert.ordinal(counts[...])``)."""
-    test_texts = {paper_question_text(q.render()) for q in mcq.questions}
-    pool_texts = {paper_question_text(q.render()) for q in mcq.distractors}
+    test_texts = {q.official_text() for q in mcq.questions}
+    pool_texts = {q.official_text() for q in mcq.distractors}
     for row in rows_of(name, materials, qwen):
         items = items_of(row)
         counts = Counter(i for i, _ in items)
@@ -188,8 +196,8 @@ def test_mk_niah_paper_gold_from_test_distractors_and_shots_from_haystack(name, 
     random.sample(curr_context, fewshot)`` are context questions, shown after
     "Here are some examples to help you understand the task:\\n\\n" and before
     "\\n\\nHere is the actual task you need to solve:\\n\\n"."""
-    by_text = {paper_question_text(q.render()): q for q in mcq.questions}
-    pool = {paper_question_text(q.render()): q for q in mcq.distractors}
+    by_text = {q.official_text(): q for q in mcq.questions}
+    pool = {q.official_text(): q for q in mcq.distractors}
     for row in rows_of(name, materials, qwen):
         items = items_of(row)
         assert len({i for i, _ in items}) == len(items)
@@ -232,6 +240,20 @@ def test_mdqa_paper_fills_from_train_paragraphs_and_asks_questions_in_file_order
             if name == "mdqa_hard":
                 assert row["input"].endswith(f"based on the documents.\n\nQuestion: {question.question}")
                 assert row["answer_prefix"] == ""
+
+
+def test_paper_prompts_keep_the_edge_spaces_the_official_scripts_keep(materials, mcq, hotpot, qwen):
+    """prepare_mmlu.py collapses a question's whitespace runs to one space without stripping, and prepare_qa.py
+    puts a HotpotQA question in the prompt as the dataset gives it: 88 of the slice's 1,160 MMLU questions and 5
+    of its 50 HotpotQA questions have a space at an edge, and it stays."""
+    edged = [q for q in mcq.questions if q.official_text() != q.official_text().strip()]
+    assert len(edged) == 88
+    texts = set(materials.questions.texts)
+    assert all(q.official_text() in texts for q in edged)
+    first = next(i for i, q in enumerate(hotpot.questions) if q.question != q.question.strip())
+    row = rows_of("mdqa_hard", materials, qwen, samples=first + 1)[first]
+    assert row["input"].endswith(f"\n\nQuestion: {hotpot.questions[first].question}")
+    assert hotpot.questions[first].question.endswith(" ")
 
 
 def test_docqa_filler_keeps_the_pool_and_marks_train_paragraphs(monkeypatch, tmp_path):
