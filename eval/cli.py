@@ -94,6 +94,9 @@ def _dataset_options(fn):
         click.option("--seed", type=int, default=0, show_default=True, help="Sent to the model and part of each sample key."),
         click.option("--thinking-end", default="</think>", show_default=True,
                      help="Answer = text after the last occurrence of this marker; '' keeps everything."),
+        click.option("--reasoning", type=click.Choice(["optional", "required"]), default="optional", show_default=True,
+                     help="required: a response without the --thinking-end marker never finished thinking and scores 0 "
+                          "(NeMo-Skills' reasoning mode, ++parse_reasoning=True); optional scores it whole."),
         click.option("--answer-prefix", type=click.Choice(["user", "assistant", "omit"]), default="user",
                      show_default=True, help="Answer prefix at the end of the user turn, as a prefill, or dropped."),
         click.option("--scoring", type=click.Choice(["official", "lenient"]), default="official", show_default=True,
@@ -103,6 +106,15 @@ def _dataset_options(fn):
     ]):
         fn = option(fn)
     return fn
+
+
+def task_options(**options: Any) -> TaskOptions:
+    """The run's :class:`TaskOptions`; options that contradict each other (``--reasoning required`` with
+    ``--thinking-end ''``) are a usage error naming them, not a traceback."""
+    try:
+        return TaskOptions(**options)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from err
 
 
 def _base_urls(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> str | tuple[str, ...] | None:
@@ -185,7 +197,8 @@ def main() -> None:
 def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
                 lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], scales: tuple[str, ...],
                 retrievers: tuple[str, ...], tasks: tuple[str, ...], rag_k: int, live_retriever: str,
-                gen_kwargs: str | None, seed: int, thinking_end: str, answer_prefix: str, scoring: str, backend: str, model: str, base_url: str | tuple[str, ...] | None,
+                gen_kwargs: str | None, seed: int, thinking_end: str, reasoning: str, answer_prefix: str, scoring: str,
+                backend: str, model: str, base_url: str | tuple[str, ...] | None,
                 api_key_env: str, concurrency: int, timeout_s: float, max_retries: int, wait_for_server_s: float,
                 max_model_len: int | None, window_tokenizer: str | None, data_parallel_size: int | None,
                 tensor_parallel_size: int, ray_address: str, max_error_rate: float, output_dir: Path | None,
@@ -200,8 +213,10 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
         split=split, base_url=base_url, concurrency=concurrency, limit=limit,
         select=RowSelection(lengths, sizes, buckets, scales, retrievers, tasks), generation=parse_gen_kwargs(gen_kwargs),
         seed=seed, output_dir=output_dir, max_error_rate=max_error_rate, timeout_s=timeout_s,
-        max_retries=max_retries, task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k, live_retriever,  # type: ignore[arg-type]
-                                                          allow_code_execution, code_timeout_s or DEFAULT_TIMEOUT_S),
+        max_retries=max_retries, task_options=task_options(
+            thinking_end=thinking_end or None, answer_prefix=answer_prefix, scoring=scoring, rag_k=rag_k,
+            live_retriever=live_retriever, allow_code_execution=allow_code_execution,
+            code_timeout_s=code_timeout_s or DEFAULT_TIMEOUT_S, reasoning=reasoning),
         api_key_env=api_key_env, max_model_len=max_model_len, wait_for_server_s=wait_for_server_s,
         window_tokenizer=window_tokenizer, generations=generations, data_parallel_size=data_parallel_size,
         tensor_parallel_size=tensor_parallel_size, ray_address=ray_address,
@@ -314,7 +329,7 @@ def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], 
                   lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], scales: tuple[str, ...],
                   retrievers: tuple[str, ...], tasks: tuple[str, ...], rag_k: int, live_retriever: str,
                   gen_kwargs: str | None, seed: int,
-                  thinking_end: str, answer_prefix: str, scoring: str, tokenizer: str | None,
+                  thinking_end: str, reasoning: str, answer_prefix: str, scoring: str, tokenizer: str | None,
                   price_input: float | None, price_output: float | None) -> None:
     """Dry run: prompt tokens (and cost, given prices) of a run, without calling a model."""
     from eval.count import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT, count_run
@@ -324,7 +339,9 @@ def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], 
     spec = RunSpec(dataset=dataset, configs=configs, model="(count)", backend="vllm", revision=revision, split=split,
                    limit=limit, select=RowSelection(lengths, sizes, buckets, scales, retrievers, tasks),
                    generation=parse_gen_kwargs(gen_kwargs), seed=seed,
-                   task_options=TaskOptions(thinking_end or None, answer_prefix, scoring, rag_k, live_retriever))  # type: ignore[arg-type]
+                   task_options=task_options(thinking_end=thinking_end or None, answer_prefix=answer_prefix,
+                                            scoring=scoring, rag_k=rag_k, live_retriever=live_retriever,
+                                            reasoning=reasoning))
     name, counts = count_run(spec, tokenizer)
     click.echo(f"tokenizer: {name} (+{CHAT_TOKENS_PER_PROMPT} tokens per prompt and {CHAT_TOKENS_PER_MESSAGE} "
                "per message for the chat format)")

@@ -214,8 +214,10 @@ def official_choice_letter(response: str) -> str | None:
     ``extract_from_boxed=True``, ``relaxed=True``, ``regex_first=False``) and
     ``nemo_skills/evaluation/math_grader.py`` (``extract_answer``):
 
-    1. the last box's content (:func:`official_last_box`), else the last match of
-       ``The final answer is (.+)$`` (``$`` without MULTILINE: only on the response's last line);
+    1. the last box's content (:func:`official_last_box`) when it is not empty, else the last match of
+       ``The final answer is (.+)$`` (``$`` without MULTILINE: only on the response's last line):
+       ``extract_answer(relaxed=True)`` is ``search_boxed(s) or search_regex(s)``, so an empty box
+       falls through to the sentence (``\\boxed{}`` then "The final answer is D" reads D);
     2. Arabic, Bengali and full-width letters A-D mapped to A-D, stripped;
     3. one character: that character upper-cased; longer: the last standalone capital ``\\b[A-Z]\\b``;
     4. no letter yet: the last ``Answer:`` followed by one letter (any case, asterisks or underscores
@@ -224,7 +226,7 @@ def official_choice_letter(response: str) -> str | None:
     None when nothing is read; a sample is correct when the letter equals the expected one.
     """
     extracted = official_last_box(response)
-    if extracted is None:
+    if not extracted:
         found = _FINAL_ANSWER_IS.findall(response)
         extracted = found[-1] if found else None
     letter = None

@@ -19,6 +19,7 @@ from needlework.backends.base import Message
 
 AnswerPrefixPlacement = Literal["user", "assistant", "omit"]
 Scoring = Literal["official", "lenient"]
+ReasoningMode = Literal["optional", "required"]
 T = TypeVar("T")
 _BOXED = re.compile(r"\\boxed\s*\{")
 
@@ -45,6 +46,10 @@ class TaskOptions:
             MBPP) may run it (``--allow-code-execution``). Consent is given per invocation: a run file
             records it, but :meth:`from_record` does not take it back, so re-scoring asks again.
         code_timeout_s: Seconds one solution and its tests may run (:mod:`eval.code_execution`).
+        reasoning: "optional" (the default) scores a response without :attr:`thinking_end` as a whole;
+            "required" (``--reasoning required``, NeMo-Skills' reasoning mode, ``++parse_reasoning=True`` in
+            ``nemo_skills/utils.py``) treats it as a model that never finished thinking: its answer is empty
+            and scores 0. Either way the text after the marker is what is scored, stripped.
     """
 
     thinking_end: str | None = "</think>"
@@ -54,6 +59,7 @@ class TaskOptions:
     live_retriever: str = ""
     allow_code_execution: bool = False
     code_timeout_s: float = DEFAULT_TIMEOUT_S
+    reasoning: ReasoningMode = "optional"
 
     def __post_init__(self) -> None:
         if self.answer_prefix not in ("user", "assistant", "omit"):
@@ -68,6 +74,19 @@ class TaskOptions:
             raise ValueError(f"live_retriever must be bm25, dense or dense:<model>, not {self.live_retriever!r}")
         if not self.code_timeout_s > 0:
             raise ValueError(f"code_timeout_s must be positive seconds, not {self.code_timeout_s}")
+        if self.reasoning not in ("optional", "required"):
+            raise ValueError(f"reasoning must be optional or required, not {self.reasoning!r}")
+        if self.reasoning == "required" and self.thinking_end is None:
+            raise ValueError("reasoning 'required' needs a thinking_end marker to look for "
+                             "(--reasoning required with --thinking-end '')")
+
+    def after_reasoning(self, response: str) -> str:
+        """The response as the official scorers read it (:func:`after_reasoning` with these options)."""
+        return after_reasoning(response, self.thinking_end, required=self.reasoning == "required")
+
+    def strip_reasoning(self, response: str) -> str:
+        """The answer after any reasoning, trimmed (:func:`strip_reasoning` with these options)."""
+        return strip_reasoning(response, self.thinking_end, required=self.reasoning == "required")
 
     def by_scoring(self, official: T, lenient: T) -> T:
         """``official`` or ``lenient``, whichever this run's :attr:`scoring` asks for (a task's rules and metric)."""
@@ -108,17 +127,23 @@ class Task(Protocol):
         ...
 
 
-def after_reasoning(response: str, thinking_end: str | None) -> str:
-    """The text after the last ``thinking_end`` marker (all of it when the marker is absent), as written:
-    for official scorers that read the generation untrimmed (NeMo-Skills ``eval_ruler2``)."""
+def after_reasoning(response: str, thinking_end: str | None, *, required: bool = False) -> str:
+    """The generation NeMo-Skills scores (``nemo_skills/utils.py`` ``parse_reasoning``, 0b012df8).
+
+    With the marker: the text after its last occurrence, stripped. Without it: the response as written
+    (a model that does not reason; NeMo-Skills scores the untrimmed generation, which ``eval_ruler2``'s
+    "2steps" and "part" readings see), or "" when ``required`` (NeMo-Skills' reasoning mode: a generation
+    that never closed its thinking is empty).
+    """
     if thinking_end and thinking_end in response:
-        return response.rsplit(thinking_end, 1)[1]
-    return response
+        return response.rsplit(thinking_end, 1)[1].strip()
+    return "" if required and thinking_end else response
 
 
-def strip_reasoning(response: str, thinking_end: str | None) -> str:
-    """The text after the last ``thinking_end`` marker (all of it when the marker is absent), trimmed."""
-    return after_reasoning(response, thinking_end).strip()
+def strip_reasoning(response: str, thinking_end: str | None, *, required: bool = False) -> str:
+    """The text after the last ``thinking_end`` marker (all of it when the marker is absent, or "" when
+    ``required``; see :func:`after_reasoning`), trimmed."""
+    return after_reasoning(response, thinking_end, required=required).strip()
 
 
 def last_boxed(response: str) -> str | None:

@@ -440,3 +440,14 @@ def test_a_repeated_config_is_run_once_or_rejected(eval_release, release_rows, t
         assert result.exit_code == 2, result.output
         assert result.output.startswith("error: ") and CONFIGS[0] in result.output
         assert sum(script.attempts.values()) == 0
+
+
+@pytest.mark.parametrize("command", ["run", "count"])
+def test_reasoning_required_without_a_thinking_marker_is_a_usage_error(eval_release, command):
+    """--reasoning required looks for --thinking-end; with the marker switched off the options contradict
+    each other: one error line naming both, exit 2, before any row is read or request sent."""
+    extra = ["--model", "m", "--base-url", "http://127.0.0.1:9/v1"] if command == "run" else []
+    result = invoke(command, "--dataset", str(eval_release), "--config", "mk_niah_basic", *extra,
+                    "--reasoning", "required", "--thinking-end", "")
+    assert result.exit_code == 2, result.output
+    assert "--reasoning required with --thinking-end ''" in result.output and "Traceback" not in result.output

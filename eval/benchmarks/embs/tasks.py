@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval.scoring import string_match
-from eval.task import TaskOptions, strip_reasoning
+from eval.task import TaskOptions
 from generators.embs.prompts import DEFAULT_K, localize_prompt, qa_prompt
 from generators.embs.scoring import canonicalize_ids, fr_at_k, r_at_1, sr_at_k
 from generators.embs.spec import BENCHMARK
@@ -64,7 +64,7 @@ class EmbsTask:
 
     def extract(self, response: str) -> str:
         """Localization: the canonical IDs joined by ", " ("" when none); QA: the text after reasoning."""
-        answer = strip_reasoning(response, self.options.thinking_end)
+        answer = self.options.strip_reasoning(response)
         if self.name == LOCALIZE:
             return ", ".join(map(str, canonicalize_ids(answer, DEFAULT_K)))
         return answer

@@ -42,7 +42,7 @@ from eval.release import Release
 from eval.rows import RELEASE_ROWS, Where, column_values
 from eval.scoring import exact_match, max_f1
 from eval.store import SampleWriter, is_done
-from eval.task import TaskOptions, strip_reasoning
+from eval.task import TaskOptions
 from generators.haystackcraft.dynamic import (
     KIND_FINAL,
     KIND_VARIABLE,
@@ -115,7 +115,7 @@ class DynamicTask:
         """The answer read as static NIAH reads it: the authors' reader under ``--scoring official`` (the default),
         needlework's lenient one under ``--scoring lenient``."""
         reader = self.options.by_scoring(official_extract_answer, extract_answer)
-        return reader(strip_reasoning(response, self.options.thinking_end))
+        return reader(self.options.strip_reasoning(response))
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """MuSiQue's F1: the best token F1 over the answer and aliases."""
@@ -291,7 +291,7 @@ def outcome_fields(outcome: Outcome) -> dict[str, Any]:
             "latency_s": round(outcome.latency_s, 4)}
 
 
-def interpret(state: ItemState, kind: str, outcome: Outcome, thinking_end: str | None) -> dict[str, Any]:
+def interpret(state: ItemState, kind: str, outcome: Outcome, options: TaskOptions) -> dict[str, Any]:
     """What a round's response means: final or not, early stop, and the analysis and next query it gives.
 
     A variable round whose response holds an answer as the authors' ``utils/llm.py`` ``extract_answer`` reads it
@@ -302,7 +302,7 @@ def interpret(state: ItemState, kind: str, outcome: Outcome, thinking_end: str |
     """
     if outcome.error is not None or outcome.text is None:
         return {"final": False, "early_stop": False, "summary": None, "next_query": None}
-    response = strip_reasoning(outcome.text, thinking_end)
+    response = options.strip_reasoning(outcome.text)
     if kind == KIND_FINAL:
         return {"final": True, "early_stop": False, "summary": None, "next_query": None}
     if kind == KIND_VARIABLE and official_extract_answer(response):
@@ -452,7 +452,7 @@ async def drive_rounds(states: Sequence[ItemState], world: Any, backend: Backend
                     state, stub = stubs.pop(outcome.key)
                     kind = stub["round_kind"]
                     record = {**stub, **outcome_fields(outcome), "prompt_tokens": outcome.usage.prompt_tokens,
-                              **interpret(state, kind, outcome, task.options.thinking_end)}
+                              **interpret(state, kind, outcome, task.options)}
                     writer.append(record)
                     stats.requests += 1
                     bar.update(1)

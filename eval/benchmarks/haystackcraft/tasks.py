@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval.scoring import exact_match, max_f1
-from eval.task import TaskOptions, strip_reasoning
+from eval.task import TaskOptions
 from generators.haystackcraft.spec import BENCHMARK, ORDERINGS, RANDOM_PREFIX
 from generators.strategies import RETRIEVERS
 from needlework.backends.base import Message
@@ -349,7 +349,7 @@ class HaystackCraftTask:
     def extract(self, response: str) -> str:
         """The scoring's reader (:func:`official_extract_answer` or :func:`extract_answer`) on the
         response after any reasoning."""
-        return self.reader(strip_reasoning(response, self.options.thinking_end))
+        return self.reader(self.options.strip_reasoning(response))
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """MuSiQue's F1 (:func:`eval.scoring.max_f1`): the best token F1 over the answer and aliases."""

@@ -55,7 +55,7 @@ from eval.scoring import (
     official_boxed_answer,
     official_exact_match,
 )
-from eval.task import TaskOptions, last_boxed, strip_reasoning
+from eval.task import TaskOptions, last_boxed
 from generators.needlebench.spec import BENCHMARK, CHOICE_TASKS
 from needlework.backends.base import Message
 from needlework.errors import SpecError
@@ -213,7 +213,7 @@ class NeedleBenchTask:
 
     def extract(self, response: str) -> str:
         """This task's answer (:attr:`NeedleRule.extract`) in the response after any reasoning."""
-        return self.rule.extract(strip_reasoning(response, self.options.thinking_end))
+        return self.rule.extract(self.options.strip_reasoning(response))
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """The task's scorer (:attr:`NeedleRule.score`) on the extracted prediction."""

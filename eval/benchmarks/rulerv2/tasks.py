@@ -2,8 +2,9 @@ r"""The 12 RULERv2 tasks: three domains (multi-key NIAH, multi-value NIAH, multi
 
 Every task renders the row's prompt as built; the tasks differ only in how the answer is read out
 of the response and scored, one row of :data:`RULES` per task, not a class per task. Every rule
-runs on the response after the reasoning (:func:`eval.task.after_reasoning`; trimmed only under the
-lenient reading).
+runs on the response after the reasoning as NeMo-Skills reads it (:func:`eval.task.after_reasoning`: the
+text after ``</think>`` stripped, a response without it as written, or empty under ``--reasoning required``;
+always trimmed under the lenient reading).
 
 By default (``TaskOptions(scoring="official")``) the tasks score as RULERv2's official code does
 (NeMo-Skills ``eval_ruler2``, :func:`eval.scoring.official_ruler_score`) on the whole response: the
@@ -75,7 +76,7 @@ from eval.scoring import (
     official_ruler_score,
     ruler_score,
 )
-from eval.task import TaskOptions, after_reasoning, last_boxed, strip_reasoning
+from eval.task import TaskOptions, last_boxed
 from generators.rulerv2.spec import BENCHMARK
 from needlework.backends.base import Message
 from needlework.errors import SpecError
@@ -430,12 +431,13 @@ class RulerTask:
     def extract(self, response: str) -> str:
         """This task's answer (:attr:`TaskRule.extract`) in the response after any reasoning.
 
-        Officially the response is not trimmed: ``eval_ruler2`` scores the generation as written, so
-        a trailing blank line still closes a copied ``Document N:`` block ("part") and still opens an
-        empty last paragraph ("2steps"). The lenient reading trims it.
+        Officially a response without the thinking marker is not trimmed: ``eval_ruler2`` scores the
+        generation as written, so a trailing blank line still closes a copied ``Document N:`` block
+        ("part") and still opens an empty last paragraph ("2steps"). After a marker, NeMo-Skills'
+        ``parse_reasoning`` strips the answer, and so does this. The lenient reading always trims.
         """
-        after = self.options.by_scoring(after_reasoning, strip_reasoning)
-        return self.rule.extract(after(response, self.options.thinking_end))
+        after = self.options.by_scoring(self.options.after_reasoning, self.options.strip_reasoning)
+        return self.rule.extract(after(response))
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """The task's scorer (:attr:`TaskRule.score`) on the extracted prediction."""

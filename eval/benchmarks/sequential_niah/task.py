@@ -22,7 +22,7 @@ from eval.benchmarks.sequential_niah.items import (
     score_items,
 )
 from eval.benchmarks.sequential_niah.judge_accuracy import JUDGE_TASK, is_judge_row
-from eval.task import TaskOptions, strip_reasoning
+from eval.task import TaskOptions
 from generators.sequential_niah.spec import BENCHMARK
 from needlework.backends.base import Message
 from needlework.checks import require_one_of
@@ -101,7 +101,7 @@ class SequentialNiahTask:
 
     def extract(self, response: str) -> str:
         """The response after any reasoning (items are read by :meth:`score`)."""
-        return strip_reasoning(response, self.options.thinking_end)
+        return self.options.strip_reasoning(response)
 
     def details(self, prediction: str, references: Sequence[str]) -> ItemScore:
         """The per-item details of :meth:`score` (matched, missing, extra, order_ok)."""
