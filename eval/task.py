@@ -19,7 +19,7 @@ from needlework.backends.base import Message
 
 AnswerPrefixPlacement = Literal["user", "assistant", "omit"]
 Scoring = Literal["official", "lenient"]
-ReasoningMode = Literal["optional", "required"]
+ReasoningMode = Literal["auto", "required"]
 T = TypeVar("T")
 _BOXED = re.compile(r"\\boxed\s*\{")
 
@@ -46,10 +46,11 @@ class TaskOptions:
             MBPP) may run it (``--allow-code-execution``). Consent is given per invocation: a run file
             records it, but :meth:`from_record` does not take it back, so re-scoring asks again.
         code_timeout_s: Seconds one solution and its tests may run (:mod:`eval.code_execution`).
-        reasoning: "optional" (the default) scores a response without :attr:`thinking_end` as a whole;
-            "required" (``--reasoning required``, NeMo-Skills' reasoning mode, ``++parse_reasoning=True`` in
-            ``nemo_skills/utils.py``) treats it as a model that never finished thinking: its answer is empty
-            and scores 0. Either way the text after the marker is what is scored, stripped.
+        reasoning: "auto" (the default) scores a response without :attr:`thinking_end` as a whole (each
+            benchmark's official reading of a model that does not reason); "required" (``--reasoning
+            required``, NeMo-Skills' reasoning mode, ``++parse_reasoning=True`` in ``nemo_skills/utils.py``)
+            treats it as a model that never finished thinking: its answer is empty and scores 0. Either
+            way the text after the marker is what is scored, stripped.
     """
 
     thinking_end: str | None = "</think>"
@@ -59,7 +60,7 @@ class TaskOptions:
     live_retriever: str = ""
     allow_code_execution: bool = False
     code_timeout_s: float = DEFAULT_TIMEOUT_S
-    reasoning: ReasoningMode = "optional"
+    reasoning: ReasoningMode = "auto"
 
     def __post_init__(self) -> None:
         if self.answer_prefix not in ("user", "assistant", "omit"):
@@ -74,8 +75,8 @@ class TaskOptions:
             raise ValueError(f"live_retriever must be bm25, dense or dense:<model>, not {self.live_retriever!r}")
         if not self.code_timeout_s > 0:
             raise ValueError(f"code_timeout_s must be positive seconds, not {self.code_timeout_s}")
-        if self.reasoning not in ("optional", "required"):
-            raise ValueError(f"reasoning must be optional or required, not {self.reasoning!r}")
+        if self.reasoning not in ("auto", "required"):
+            raise ValueError(f"reasoning must be auto or required, not {self.reasoning!r}")
         if self.reasoning == "required" and self.thinking_end is None:
             raise ValueError("reasoning 'required' needs a thinking_end marker to look for "
                              "(--reasoning required with --thinking-end '')")

@@ -121,9 +121,9 @@ def test_an_empty_box_falls_through_to_the_final_answer_sentence():
 
 
 def test_reasoning_required_scores_a_response_that_never_closed_its_thinking_as_empty():
-    required, optional = (RulerTask("rulerv2/mk_niah_basic", TaskOptions(reasoning=mode)) for mode in ("required", "optional"))
+    required, auto = (RulerTask("rulerv2/mk_niah_basic", TaskOptions(reasoning=mode)) for mode in ("required", "auto"))
     response = "<think>the value is 1234567"
     assert required.extract(response) == "" and required.score("", ["1234567"]) == 0.0
-    assert optional.score(optional.extract(response), ["1234567"]) == 1.0
+    assert auto.score(auto.extract(response), ["1234567"]) == 1.0
     with pytest.raises(ValueError, match="needs a thinking_end marker"):
         TaskOptions(thinking_end=None, reasoning="required")
