@@ -94,9 +94,12 @@ def _dataset_options(fn):
         click.option("--seed", type=int, default=0, show_default=True, help="Sent to the model and part of each sample key."),
         click.option("--thinking-end", default="</think>", show_default=True,
                      help="Answer = text after the last occurrence of this marker; '' keeps everything."),
-        click.option("--reasoning", type=click.Choice(["auto", "required"]), default="auto", show_default=True,
-                     help="required: a response without the --thinking-end marker never finished thinking and scores 0 "
-                          "(NeMo-Skills' reasoning mode, ++parse_reasoning=True); auto scores it whole."),
+        click.option("--reasoning", type=click.Choice(["auto", "required", "remove"]), default="auto",
+                     show_default=True,
+                     help="auto: each benchmark's official reading (NeedleBench: the whole response; the others: the "
+                          "text after --thinking-end, or all of it without the marker); required: a response without "
+                          "the marker never finished thinking and scores 0 (NeMo-Skills' reasoning mode); remove: "
+                          "OpenCompass's reasoning remover (every <think>...</think> block cut out)."),
         click.option("--answer-prefix", type=click.Choice(["user", "assistant", "omit"]), default="user",
                      show_default=True, help="Answer prefix at the end of the user turn, as a prefill, or dropped."),
         click.option("--scoring", type=click.Choice(["official", "lenient"]), default="official", show_default=True,

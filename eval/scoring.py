@@ -411,6 +411,34 @@ def _keywords_found(keywords: Sequence[str], prediction: str, exclusive: bool = 
     return found
 
 
+def official_keyword_hits(keywords: Sequence[str], prediction: str) -> list[bool]:
+    """Per keyword, whether it occurs in the response as OpenCompass NeedleBench v2 tests it: ``keyword in
+    prediction`` on the text as written, case, whitespace and Unicode form included, each keyword on its own
+    (``NeedleBenchOriginEvaluator`` in ``datasets/needlebench_v2/origin.py`` for S-RT,
+    ``NeedleBenchParallelEvaluator`` in ``parallel.py`` for M-RT, a5acc4bb).
+
+    Raises:
+        ValueError: No keyword.
+    """
+    if not keywords:
+        raise ValueError("NeedleBench keyword scoring needs at least one keyword")
+    return [keyword in prediction for keyword in keywords]
+
+
+def official_keyword_match(keywords: Sequence[str], prediction: str) -> float:
+    """S-RT as OpenCompass scores it: 1.0 when the needle's keyword (any of ``keywords``; a row has one) occurs in
+    the response as written (:func:`official_keyword_hits`), else 0.0."""
+    return 1.0 if any(official_keyword_hits(keywords, prediction)) else 0.0
+
+
+def official_keyword_recall(keywords: Sequence[str], prediction: str) -> float:
+    """M-RT as OpenCompass scores one response: the share of the asked keywords that occur in it as written
+    (``NeedleBenchParallelEvaluator`` credits each keyword's depth on its own, so a keyword inside another
+    one asked, ``Vete`` in ``Vetera``, counts too)."""
+    hits = official_keyword_hits(keywords, prediction)
+    return sum(hits) / len(hits)
+
+
 def normalize_boxed_answer(text: str) -> str:
     r"""A boxed answer as ATC exact match compares it.
 

@@ -19,7 +19,7 @@ from needlework.backends.base import Message
 
 AnswerPrefixPlacement = Literal["user", "assistant", "omit"]
 Scoring = Literal["official", "lenient"]
-ReasoningMode = Literal["auto", "required"]
+ReasoningMode = Literal["auto", "required", "remove"]
 T = TypeVar("T")
 _BOXED = re.compile(r"\\boxed\s*\{")
 
@@ -50,7 +50,10 @@ class TaskOptions:
             benchmark's official reading of a model that does not reason); "required" (``--reasoning
             required``, NeMo-Skills' reasoning mode, ``++parse_reasoning=True`` in ``nemo_skills/utils.py``)
             treats it as a model that never finished thinking: its answer is empty and scores 0. Either
-            way the text after the marker is what is scored, stripped.
+            way the text after the marker is what is scored, stripped. "remove" (``--reasoning remove``) is
+            OpenCompass's model-level remover (``extract-non-reasoning-content``,
+            :func:`without_reasoning_blocks`): every ``<think>...</think>`` block cut out, or the text after the
+            marker when it has no opening tag.
     """
 
     thinking_end: str | None = "</think>"
@@ -75,19 +78,27 @@ class TaskOptions:
             raise ValueError(f"live_retriever must be bm25, dense or dense:<model>, not {self.live_retriever!r}")
         if not self.code_timeout_s > 0:
             raise ValueError(f"code_timeout_s must be positive seconds, not {self.code_timeout_s}")
-        if self.reasoning not in ("auto", "required"):
-            raise ValueError(f"reasoning must be auto or required, not {self.reasoning!r}")
-        if self.reasoning == "required" and self.thinking_end is None:
-            raise ValueError("reasoning 'required' needs a thinking_end marker to look for "
-                             "(--reasoning required with --thinking-end '')")
+        if self.reasoning not in ("auto", "required", "remove"):
+            raise ValueError(f"reasoning must be auto, required or remove, not {self.reasoning!r}")
+        if self.reasoning != "auto" and self.thinking_end is None:
+            raise ValueError(f"reasoning {self.reasoning!r} needs a thinking_end marker to look for "
+                             f"(--reasoning {self.reasoning} with --thinking-end '')")
 
     def after_reasoning(self, response: str) -> str:
-        """The response as the official scorers read it (:func:`after_reasoning` with these options)."""
+        """The response as the official scorers read it (:func:`after_reasoning` with these options; under
+        ``reasoning="remove"``, :func:`without_reasoning_blocks`)."""
+        if self.reasoning == "remove":
+            return without_reasoning_blocks(response, self.thinking_end)
         return after_reasoning(response, self.thinking_end, required=self.reasoning == "required")
 
     def strip_reasoning(self, response: str) -> str:
-        """The answer after any reasoning, trimmed (:func:`strip_reasoning` with these options)."""
-        return strip_reasoning(response, self.thinking_end, required=self.reasoning == "required")
+        """The answer after any reasoning, trimmed (:meth:`after_reasoning`, stripped)."""
+        return self.after_reasoning(response).strip()
+
+    def whole_or_reasoning_removed(self, response: str) -> str:
+        """The whole response, as a scorer that ignores reasoning reads it (OpenCompass's NeedleBench configs),
+        unless this run asks for reasoning to be removed (``reasoning`` "remove" or "required")."""
+        return response if self.reasoning == "auto" else self.after_reasoning(response)
 
     def by_scoring(self, official: T, lenient: T) -> T:
         """``official`` or ``lenient``, whichever this run's :attr:`scoring` asks for (a task's rules and metric)."""
@@ -145,6 +156,20 @@ def strip_reasoning(response: str, thinking_end: str | None, *, required: bool =
     """The text after the last ``thinking_end`` marker (all of it when the marker is absent, or "" when
     ``required``; see :func:`after_reasoning`), trimmed."""
     return after_reasoning(response, thinking_end, required=required).strip()
+
+
+def without_reasoning_blocks(response: str, thinking_end: str | None) -> str:
+    """OpenCompass's model-level reasoning remover (``extract_non_reasoning_content`` in
+    ``opencompass/utils/text_postprocessors.py``, a5acc4bb): with the end marker but no opening tag, the text
+    after the last end marker; otherwise every block from an opening tag to the next end marker cut out (text
+    before and between blocks kept; an unclosed block kept); stripped. The opening tag is the end marker
+    without its slash (``</think>`` -> ``<think>``)."""
+    if not thinking_end:
+        return response.strip()
+    start = thinking_end.replace("</", "<", 1)
+    if start not in response and thinking_end in response:
+        return response.split(thinking_end)[-1].strip()
+    return re.sub(f"{re.escape(start)}(.*?){re.escape(thinking_end)}", "", response, flags=re.DOTALL).strip()
 
 
 def last_boxed(response: str) -> str | None:

@@ -95,22 +95,25 @@ def test_plain_number_keeps_fractions():
 
 
 @pytest.mark.parametrize(
-    ("response", "keywords", "expected"),
+    ("response", "keywords", "official", "lenient"),
     [
-        ("The ruler of the Prabonumon star system is High Regent Vanako.", ["Vanako"], 1.0),
-        ("the ruler is VANAKO", ["Vanako"], 1.0),
-        ("Ｖａｎａｋｏ", ["Vanako"], 1.0),  # full-width Latin folds to ASCII
-        ("The ruler is Vanak.", ["Vanako"], 0.0),
-        ("Hidden on the island is the Starfire\n   Chalice.", ["Starfire Chalice"], 1.0),
-        ("Hidden on the island is the StarfireChalice.", ["Starfire Chalice"], 0.0),
-        ("希扬岛上隐藏的传说中的物品是梦境权杖。", ["梦境权杖"], 1.0),
-        ("希扬岛上隐藏的传说中的物品是梦境。", ["梦境权杖"], 0.0),
-        ("<think>It is Vanako.</think>I do not know.", ["Vanako"], 0.0),
-        ("", ["Vanako"], 0.0),
+        ("The ruler of the Prabonumon star system is High Regent Vanako.", ["Vanako"], 1.0, 1.0),
+        ("the ruler is VANAKO", ["Vanako"], 0.0, 1.0),  # OpenCompass: `keyword in prediction`, case counts
+        ("Ｖａｎａｋｏ", ["Vanako"], 0.0, 1.0),  # lenient folds full-width Latin to ASCII (NFKC)
+        ("The ruler is Vanak.", ["Vanako"], 0.0, 0.0),
+        ("Hidden on the island is the Starfire\n   Chalice.", ["Starfire Chalice"], 0.0, 1.0),
+        ("Hidden on the island is the StarfireChalice.", ["Starfire Chalice"], 0.0, 0.0),
+        ("希扬岛上隐藏的传说中的物品是梦境权杖。", ["梦境权杖"], 1.0, 1.0),
+        ("希扬岛上隐藏的传说中的物品是梦境。", ["梦境权杖"], 0.0, 0.0),
+        # OpenCompass scores the whole response, reasoning included; lenient reads after the marker.
+        ("<think>It is Vanako.</think>I do not know.", ["Vanako"], 1.0, 0.0),
+        ("", ["Vanako"], 0.0, 0.0),
     ],
 )
-def test_single_needle_retrieval_is_keyword_containment(response: str, keywords: list[str], expected: float):
-    assert score("s-rt", response, keywords) == expected
+def test_single_needle_retrieval_is_keyword_containment(response: str, keywords: list[str], official: float,
+                                                        lenient: float):
+    assert score("s-rt", response, keywords) == official
+    assert score("s-rt", response, keywords, scoring="lenient") == lenient
 
 
 M_RT_EN = ["Starfire Chalice", "Shebe", "Bakaste", "Nebula Harp", "Priman"]
@@ -118,19 +121,27 @@ M_RT_ZH = ["寒霜卷轴", "肖雅诺", "培特", "寒霜明镜", "凯门"]
 
 
 @pytest.mark.parametrize(
-    ("response", "keywords", "expected"),
+    ("response", "keywords", "official", "lenient"),
     [
         ("The item is the Starfire Chalice, the ruler is Shebe, the capital is Bakaste, the item is the Nebula Harp, "
-         "the ruler is Priman.", M_RT_EN, 1.0),
-        ("starfire chalice, shebe, bakaste, nebula harp, and someone else", M_RT_EN, 0.8),
-        ("Shebe.", M_RT_EN, 0.2),
-        ("I cannot find them.", M_RT_EN, 0.0),
-        ("约多岛上隐藏的传说中的物品是寒霜卷轴，戈洛缇星系的统治者是肖雅诺。", M_RT_ZH, 0.4),
-        ("寒霜卷轴，肖雅诺，培特城，寒霜明镜，凯门。", M_RT_ZH, 1.0),
+         "the ruler is Priman.", M_RT_EN, 1.0, 1.0),
+        ("starfire chalice, shebe, bakaste, nebula harp, and someone else", M_RT_EN, 0.0, 0.8),
+        ("Shebe.", M_RT_EN, 0.2, 0.2),
+        ("I cannot find them.", M_RT_EN, 0.0, 0.0),
+        ("约多岛上隐藏的传说中的物品是寒霜卷轴，戈洛缇星系的统治者是肖雅诺。", M_RT_ZH, 0.4, 0.4),
+        ("寒霜卷轴，肖雅诺，培特城，寒霜明镜，凯门。", M_RT_ZH, 1.0, 1.0),
     ],
 )
-def test_multi_needle_retrieval_credits_each_needle(response: str, keywords: list[str], expected: float):
-    assert score("m-rt", response, keywords) == pytest.approx(expected)
+def test_multi_needle_retrieval_credits_each_needle(response: str, keywords: list[str], official: float,
+                                                    lenient: float):
+    assert score("m-rt", response, keywords) == pytest.approx(official)
+    assert score("m-rt", response, keywords, scoring="lenient") == pytest.approx(lenient)
+
+
+def test_officially_a_keyword_inside_another_asked_keyword_counts_on_its_own():
+    """NeedleBenchParallelEvaluator tests each keyword with ``in``: ``Vete`` is in ``Vetera``."""
+    assert score("m-rt", "Vetera", ["Vete", "Vetera"]) == 1.0
+    assert score("m-rt", "Vetera", ["Vete", "Vetera"], scoring="lenient") == 0.5
 
 
 def test_a_keyword_inside_a_longer_asked_keyword_is_not_credited_twice():

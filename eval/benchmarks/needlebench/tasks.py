@@ -1,14 +1,16 @@
 r"""The NeedleBench tasks: single- and multi-needle retrieval, multi-needle reasoning, ATC and its multiple-choice form.
 
 Every task renders the row's prompt as one user turn (the multiple-choice ATC: its few-shot turns, then the
-question) and reads the answer after :func:`strip_reasoning`; the tasks differ only in where the answer is read
-and how it is scored, one row of :data:`RULES` per task.
+question) and reads the answer from the whole response, reasoning included, as OpenCompass's NeedleBench
+configs do (``--reasoning remove``: after OpenCompass's model-level reasoning remover; lenient scoring: after
+the ``--thinking-end`` marker); the tasks differ only in where the answer is read and how it is scored, one
+row of :data:`RULES` per task.
 
 =====  ===============================  ======================================  ==========================
 task   references (the row's answers)   answer read from the response           score
 =====  ===============================  ======================================  ==========================
-s-rt   the needle's keyword             the whole response                      keyword match (eq. 1)
-m-rt   one keyword per asked needle     the whole response                      share of keywords found
+s-rt   the needle's keyword             the whole response                      keyword in response (eq. 1)
+m-rt   one keyword per asked needle     the whole response                      share of keywords in it
 m-rs   the eldest ancestor's name       the official boxed answer               official exact match
 atc    the name, or generations apart   the official boxed answer               official exact match
 atc-c  the right option's letter        OpenCompass's first option letter       letter match
@@ -24,6 +26,11 @@ Both scorings read it the same way.
 M-RT rows of the ``per-depth`` layout (one needle per depth) carry their needles' depths in the metadata
 (``needle_depths``) and each needle's hit as a secondary score (:meth:`NeedleBenchTask.secondary_scores`), so
 the summary can score each depth as OpenCompass v2's ``NeedleBenchParallelEvaluator`` does.
+
+S-RT and M-RT score as OpenCompass's ``NeedleBenchOriginEvaluator`` and ``NeedleBenchParallelEvaluator`` do:
+``keyword in response`` on the response as written (:func:`eval.scoring.official_keyword_hits`). Under
+``--scoring lenient`` they compare after :func:`eval.scoring.normalize_match_text` (NFKC, case folded,
+whitespace collapsed) and an asked keyword inside a longer asked one counts only outside it.
 
 M-RS and ATC score as NeedleBench v2's official code does: OpenCompass's v2 M-RS configs
 (``configs/datasets/needlebench_v2/needlebench_v2_*k/needlebench_v2_multi_reasoning_*k.py``) take
@@ -54,6 +61,9 @@ from eval.scoring import (
     keyword_recall,
     official_boxed_answer,
     official_exact_match,
+    official_keyword_hits,
+    official_keyword_match,
+    official_keyword_recall,
 )
 from eval.task import TaskOptions, last_boxed
 from generators.needlebench.spec import BENCHMARK, CHOICE_TASKS
@@ -72,8 +82,9 @@ TASK_TITLES: dict[str, str] = {
 PAPER_LANGS: tuple[str, ...] = ("zh", "en")
 """The generators' :data:`generators.needlebench.spec.LANGS` in the order of the paper's tables (Chinese, then English)."""
 NEEDLEBENCH_METRIC = (
-    "NeedleBench (paper §3.1-3.2): S-RT scores 1 when a keyword occurs in the answer (eq. 1; case-insensitive, "
-    "whitespace collapsed), M-RT the share of its needles' keywords found, M-RS and ATC official exact match "
+    "NeedleBench (paper §3.1-3.2), as OpenCompass v2 scores it: S-RT scores 1 when the keyword occurs in the whole "
+    "response as written (eq. 1; case and whitespace count), M-RT the share of its needles' keywords found, each on "
+    "its own, M-RS and ATC official exact match "
     "of the last \\boxed{} as OpenCompass needlebench_v2 reads it; task score = mean over samples (eq. 2), "
     "overall = mean of the sparse tasks (eq. 3), ATC weighted by needle count and ENL-50 (eq. 4)"
 )
@@ -119,14 +130,16 @@ class NeedleRule:
 
 
 RULES: dict[str, NeedleRule] = {
-    "s-rt": NeedleRule(whole_response, keyword_match),
-    "m-rt": NeedleRule(whole_response, keyword_recall),
+    "s-rt": NeedleRule(whole_response, official_keyword_match),
+    "m-rt": NeedleRule(whole_response, official_keyword_recall),
     "m-rs": NeedleRule(official_boxed_answer, official_exact_match),
     "atc": NeedleRule(official_boxed_answer, official_exact_match),
     **{task: NeedleRule(first_option, letter_match) for task in CHOICE_TASKS},
 }
 """Task (the rows' ``task`` column, :data:`generators.needlebench.spec.TASKS`) -> its official rule."""
 LENIENT_RULES: dict[str, NeedleRule] = RULES | {
+    "s-rt": NeedleRule(whole_response, keyword_match),
+    "m-rt": NeedleRule(whole_response, keyword_recall),
     "m-rs": NeedleRule(boxed_or_response, keyword_match),
     "atc": NeedleRule(boxed_only, exact_answer_match),
 }
@@ -212,8 +225,11 @@ class NeedleBenchTask:
         return metadata
 
     def extract(self, response: str) -> str:
-        """This task's answer (:attr:`NeedleRule.extract`) in the response after any reasoning."""
-        return self.rule.extract(self.options.strip_reasoning(response))
+        """This task's answer (:attr:`NeedleRule.extract`) in the response: officially the whole response, as
+        OpenCompass's NeedleBench configs score it (``--reasoning remove`` applies its model-level reasoning
+        remover first); under lenient scoring, the text after the reasoning marker."""
+        official = self.options.whole_or_reasoning_removed
+        return self.rule.extract(self.options.by_scoring(official, self.options.strip_reasoning)(response))
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """The task's scorer (:attr:`NeedleRule.score`) on the extracted prediction."""
@@ -224,4 +240,5 @@ class NeedleBenchTask:
         is the sample's score; nothing for the other tasks. The summary joins them with ``needle_depths``."""
         if task_of(self.name) != "m-rt":
             return {}
-        return {f"needle_{i}": float(hit) for i, hit in enumerate(keyword_hits(references, prediction))}
+        hits = self.options.by_scoring(official_keyword_hits, keyword_hits)(references, prediction)
+        return {f"needle_{i}": float(hit) for i, hit in enumerate(hits)}
