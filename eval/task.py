@@ -46,11 +46,12 @@ class TaskOptions:
             MBPP) may run it (``--allow-code-execution``). Consent is given per invocation: a run file
             records it, but :meth:`from_record` does not take it back, so re-scoring asks again.
         code_timeout_s: Seconds one solution and its tests may run (:mod:`eval.code_execution`).
-        reasoning: "auto" (the default) scores a response without :attr:`thinking_end` as a whole (each
-            benchmark's official reading of a model that does not reason); "required" (``--reasoning
-            required``, NeMo-Skills' reasoning mode, ``++parse_reasoning=True`` in ``nemo_skills/utils.py``)
-            treats it as a model that never finished thinking: its answer is empty and scores 0. Either
-            way the text after the marker is what is scored, stripped. "remove" (``--reasoning remove``) is
+        reasoning: "auto" (the default): each benchmark's official reading. NeedleBench scores the whole
+            response, as OpenCompass's configs do; the others score the text after :attr:`thinking_end`,
+            stripped, and a response without the marker as a whole. "required" (``--reasoning required``,
+            NeMo-Skills' reasoning mode, ``++parse_reasoning=True`` in ``nemo_skills/utils.py``): the text
+            after the marker, and a response without it is a model that never finished thinking: its
+            answer is empty and scores 0. "remove" (``--reasoning remove``) is
             OpenCompass's model-level remover (``extract-non-reasoning-content``,
             :func:`without_reasoning_blocks`): every ``<think>...</think>`` block cut out, or the text after the
             marker when it has no opening tag.

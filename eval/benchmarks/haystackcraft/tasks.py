@@ -113,7 +113,7 @@ def extract_answer(response: str) -> str:
     whole and give a model that skipped the format its last line.
 
     Args:
-        response: The model's response after :func:`eval.task.strip_reasoning`.
+        response: The model's response after :meth:`eval.task.TaskOptions.strip_reasoning`.
 
     Returns:
         The extracted answer, possibly "".
@@ -160,7 +160,7 @@ def official_extract_answer(response: str) -> str:
     ``Paris`` (the lenient :func:`extract_answer` reads ``Lyon``), and "Answer: Paris" reads "".
 
     Args:
-        response: The model's response after :func:`eval.task.strip_reasoning`.
+        response: The model's response after :meth:`eval.task.TaskOptions.strip_reasoning`.
 
     Returns:
         The extracted answer, "" when there is none.

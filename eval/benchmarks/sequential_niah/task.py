@@ -2,7 +2,7 @@
 
 A row's ``input`` is the Figure 1 prompt (the long text with the shuffled needles, then the
 question); its ``answers`` are the reference items in their true order. The task sends the
-prompt as one user turn and scores the response after :func:`eval.task.strip_reasoning` with
+prompt as one user turn and scores the response after :meth:`eval.task.TaskOptions.strip_reasoning` with
 :func:`eval.benchmarks.sequential_niah.items.score_items`.
 
 Rows are read by two registered tasks, ``sequential-niah/ordered`` and
