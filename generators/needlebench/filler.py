@@ -32,18 +32,21 @@ class Filler:
         sentences: The sentences; each keeps its trailing whitespace, the last of a document ends
             with :data:`DOCUMENT_SEPARATOR`, so concatenation needs no joiner.
         tokens: Token count of each sentence (int64).
+        document_starts: Index of each document's first sentence, in reading order.
     """
 
     source: str
     lang: str
     sentences: tuple[str, ...]
     tokens: np.ndarray
+    document_starts: tuple[int, ...] = (0,)
 
     @classmethod
     def from_documents(cls, documents: Sequence[str], *, source: str, lang: str, tokens: TokenCounter) -> "Filler":
         """Split and count ``documents`` (one encode each); empty documents are skipped."""
         sentences: list[str] = []
         counts: list[np.ndarray] = []
+        document_starts: list[int] = []
         for document in documents:
             text = tokens.normalize(document.strip())
             if not text:
@@ -53,10 +56,19 @@ class Filler:
             _, starts = tokens.encode_with_offsets(text)
             bounds = np.cumsum([0, *map(len, parts)])
             counts.append(np.diff(np.searchsorted(starts, bounds, side="left")).astype(np.int64))
+            document_starts.append(len(sentences))
             sentences += parts
         if not sentences:
             raise SpecError(f"filler {source!r} ({lang}) has no text")
-        return cls(source, lang, tuple(sentences), np.concatenate(counts))
+        return cls(source, lang, tuple(sentences), np.concatenate(counts), tuple(document_starts))
+
+    def random_start(self, rng: np.random.Generator, *, at_document: bool) -> int:
+        """Where a haystack's filler begins: any sentence, or (``at_document``) a document's first sentence, as
+        OpenCompass's NeedleBench loaders concatenate shuffled records from their start
+        (``opencompass/datasets/needlebench_v2/origin.py``, a5acc4bb). One draw from ``rng`` either way."""
+        if at_document:
+            return self.document_starts[int(rng.integers(len(self.document_starts)))]
+        return int(rng.integers(len(self.sentences)))
 
     @property
     def total_tokens(self) -> int:

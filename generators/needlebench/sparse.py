@@ -170,7 +170,7 @@ def generate_sparse(spec: SparseSpec, *, seed: int, tokens: TokenCounter, filler
         for r in range(spec.repeats):
             rng = rng_for(seed, BENCHMARK, f"{spec.task}-{spec.lang}", f"needles={count}/r={r:03d}")
             content = sparse_content(spec, rng, count, names)
-            start = int(rng.integers(len(filler.sentences)))
+            start = filler.random_start(rng, at_document=spec.style == "official")
             placed = _placed(spec, content.needles)
             needle_tokens = tokens.count_batch(placed)
             frame_tokens = tokens.count(content.frame.prefix + content.frame.suffix)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from builders.sources.filler import read_filler
@@ -121,3 +122,18 @@ def test_official_style_is_deterministic(fillers, names, cl100k):
     a = rows_of(spec, fillers, names, cl100k, seed=3)
     assert a == rows_of(spec, fillers, names, cl100k, seed=3)
     assert [r["input"] for r in a] != [r["input"] for r in rows_of(spec, fillers, names, cl100k, seed=4)]
+
+
+def test_official_haystacks_begin_at_a_record_start(fillers, names, cl100k):
+    """origin.py concatenates its shuffled records from the first one's start: the official style's document
+    begins with an essay's first sentence; needlework's own style may begin anywhere in one."""
+    essays = fillers["en"]
+    firsts = {essays.sentences[i] for i in essays.document_starts}
+    assert len(essays.document_starts) > 1 and essays.document_starts[0] == 0
+    spec = SparseSpec("s-rt", "en", lengths=(4000,), depths=(100.0,), repeats=12, buffer=3000, budget_rule="context",
+                      style="official")
+    documents = [row["input"].split("<Document>\n", 1)[1] for row in rows_of(spec, fillers, names, cl100k)]
+    assert all(any(text.startswith(first) for first in firsts) for text in documents)
+    rng = np.random.default_rng(0)
+    assert {essays.random_start(rng, at_document=True) for _ in range(200)} <= set(essays.document_starts)
+    assert not {essays.random_start(rng, at_document=False) for _ in range(200)} <= set(essays.document_starts)
