@@ -128,7 +128,8 @@ class NeedleBenchBuild:
         question_position: ``end`` or ``start`` (official prompts only).
         atc_needles: Needle counts of ATC.
         question_types: ATC question types.
-        atc_style: ``needlework`` (the extended, harder variant) or ``official`` (OpenCompass v2's ATC).
+        atc_style: ``needlework`` (the extended, harder variant), ``official`` (OpenCompass v2's ATC, atc.py) or
+            ``official-elder-only`` (the same with atc_elder_only.py's "child of" sentence form).
         choice_needles: People per question of the multiple-choice ATC (OpenCompass v1's ``num_needles``).
         buffer: Tokens kept below each target, per language.
         budget_rule: ``prompt`` (the whole prompt within ``length - buffer``) or ``context``
@@ -165,7 +166,9 @@ class NeedleBenchBuild:
     atc_needles: tuple[int, ...] = option(DEFAULT_ATC_NEEDLES, "ATC needle counts.", flag="needles")
     question_types: tuple[str, ...] = option(QUESTION_TYPES, "ATC question types.")
     atc_style: AtcStyle = option("needlework", "ATC wording: needlework (extended vocabulary, questions anywhere in the "  # noqa: RUF009
-                                               "chain: harder) or official (OpenCompass v2's terms, whole-chain questions, prompts).")
+                                               "chain: harder), official (OpenCompass v2's atc.py: terms, sentence forms, "
+                                               "whole-chain questions, prompts) or official-elder-only (atc_elder_only.py's "
+                                               "sentence forms, the \"child of\" one in place of the guardian one).")
     choice_needles: tuple[int, ...] = option(
         DEFAULT_CHOICE_NEEDLES, "Multiple-choice ATC needle counts (people per question): a comma list or an "
         "OpenCompass config's grid (atc_choice: 2..19, atc_choice_50: 2..49, atc_choice_80: 2..79).",

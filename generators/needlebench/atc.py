@@ -8,7 +8,8 @@ sample follows from its needle count; the row records the exact token count from
 With ``style="official"`` the links, questions and prompts are OpenCompass v2's
 (:mod:`generators.needlebench.official`, ``opencompass/datasets/needlebench_v2/atc.py``): each link a
 uniformly drawn sentence form and term, the sentences shuffled and joined with nothing between them,
-and every question about the two ends of the chain.
+and every question about the two ends of the chain. ``style="official-elder-only"`` draws from
+``atc_elder_only.py``'s sentence forms instead (the "child of" form in place of the guardian form).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from generators.needlebench.kinship import (
     kinship_chain,
 )
 from generators.needlebench.official import (
+    ELDER_ONLY_LINKS,
     OFFICIAL_ATC_PROMPTS,
     OFFICIAL_EXAMPLE_NAMES,
     OFFICIAL_LINKS,
@@ -40,6 +42,9 @@ from generators.pipeline import encoded_ahead
 from generators.seeding import rng_for
 from needlework.tokens import TokenCounter
 
+
+OFFICIAL_STYLES: dict[str, dict[str, tuple[str, ...]]] = {"official": OFFICIAL_LINKS, "official-elder-only": ELDER_ONLY_LINKS}
+"""The OpenCompass ATC styles and the link sentences each draws from (atc.py's; atc_elder_only.py's)."""
 
 @dataclass(frozen=True)
 class _Draft:
@@ -63,7 +68,7 @@ def generate_atc(spec: AtcSpec, *, seed: int, tokens: TokenCounter, names: Perso
     come from the key ``needles=<N>/q=<type>/r=<r>``. Each text is encoded while the next sample
     is drawn (:func:`generators.pipeline.encoded_ahead`).
     """
-    drafts = _official_drafts(spec, seed, names) if spec.style == "official" else _drafts(spec, seed, names)
+    drafts = _official_drafts(spec, seed, names) if spec.style in OFFICIAL_STYLES else _drafts(spec, seed, names)
     for draft, _, token_starts in encoded_ahead(tokens, drafts):
         at = token_indices(token_starts, draft.bounds)
         t0, t1 = int(at[0]), int(at[-1])
@@ -112,7 +117,7 @@ def _drafts(spec: AtcSpec, seed: int, names: PersonNames) -> Iterator[tuple[str,
 def _official_drafts(spec: AtcSpec, seed: int, names: PersonNames) -> Iterator[tuple[str, _Draft]]:
     """OpenCompass v2's ATC samples (atc.py): whole-chain questions, the official vocabulary and prompts."""
     people_names = replace(names, avoid=names.avoid | OFFICIAL_EXAMPLE_NAMES)
-    links = OFFICIAL_LINKS[spec.lang]
+    links = OFFICIAL_STYLES[spec.style][spec.lang]
     prompts = OFFICIAL_ATC_PROMPTS[spec.lang]
     for count in spec.needle_counts:
         for question_type in spec.question_types:

@@ -2,14 +2,16 @@
 
 Sources (open-compass/opencompass, read, not copied as code):
 
-* ``opencompass/datasets/needlebench_v2/atc_elder_only.py``: ``relationship_terms_en`` / ``_zh_CN`` (the ten
-  terms) and ``relationship_templates_en`` / ``_zh_CN``, the link sentences including "{B} is the child of {A}."
-  (``{B}是{A}所生的孩子。``), the forms the paper's Appendix C examples show;
-* ``opencompass/datasets/needlebench_v2/atc.py``: the generations of each term
+* ``opencompass/datasets/needlebench_v2/atc.py``: ``relationship_terms_en`` / ``_zh_CN`` (the ten terms), the link
+  sentences ``relationship_templates_en`` / ``_zh_CN`` (:data:`OFFICIAL_LINKS`, with "During {B}'s upbringing, {A}
+  was not only {B}'s {relationship}, but also {B}'s guardian."), the generations of each term
   (``relationship_generation_map_en`` / ``_zh``: parents 1, grandparents 2) and the four prompts
   (``shuffled_story_with_prompt_*``, ``nth_ancestor_prompt_*``, ``nth_descendant_prompt_*``,
   ``relationship_distance_prompt_*``), which the v2 ATC config
-  (``opencompass/configs/datasets/needlebench_v2/atc/atc_0shot_nocot_2_power_en.py``) runs.
+  (``opencompass/configs/datasets/needlebench_v2/atc/atc_0shot_nocot_2_power_en.py``) runs;
+* ``opencompass/datasets/needlebench_v2/atc_elder_only.py``: the same sentences with "{B} is the child of {A}."
+  (``{B}是{A}所生的孩子。``) in place of the guardian form (:data:`ELDER_ONLY_LINKS`), the forms the paper's
+  Appendix C examples show; the v2 configs do not run it.
 
 The prompts keep OpenCompass's fields: ``{shuffled_story}``, ``{last_person}``, ``{person}``, ``{n}``,
 ``{person_a}``, ``{person_b}``; ``{{}}`` is a literal ``{}`` after :meth:`str.format`. Link sentences use
@@ -40,7 +42,7 @@ OFFICIAL_LINKS: dict[str, tuple[str, ...]] = {
         "{younger}'s {role} is {elder}.",
         "{elder}, as {younger}'s {role}, has a significant impact on {younger}'s upbringing.",
         "{elder} is not only {younger}'s {role} but also {younger}'s role model.",
-        "{younger} is the child of {elder}.",
+        "During {younger}'s upbringing, {elder} was not only {younger}'s {role}, but also {younger}'s guardian.",
         "For {younger}, {elder} is not just a {role}, but also a friend.",
         "For {younger}, {elder} is more than just a {role}; {elder} is a lifelong mentor of {younger}.",
     ),
@@ -49,13 +51,20 @@ OFFICIAL_LINKS: dict[str, tuple[str, ...]] = {
         "{younger}的{role}是{elder}。",
         "{elder}作为{younger}的{role}，对{younger}的成长有重要影响。",
         "{elder}不仅是{younger}的{role}，还是{younger}的榜样。",
-        "{younger}是{elder}所生的孩子。",
+        "{elder}在{younger}的成长过程中，不仅仅是{younger}的{role}，还是{younger}的监护人。",
         "{elder}对{younger}来说，不只是一个{role}，还是一个朋友。",
     ),
 }
-"""The link sentences (atc_elder_only.py). A sentence without ``{role}`` (the child form) states one
-generation, whatever term was drawn with it (OpenCompass counts the drawn term; needlework counts
-what the text says, so the answer follows from the text)."""
+"""The link sentences of atc.py, which the v2 ATC configs run (``atc_style="official"``, the paper preset)."""
+
+CHILD_FORMS: dict[str, str] = {"en": "{younger} is the child of {elder}.", "zh": "{younger}是{elder}所生的孩子。"}
+"""atc_elder_only.py's fifth link sentence, in place of atc.py's guardian form."""
+ELDER_ONLY_LINKS: dict[str, tuple[str, ...]] = {
+    lang: (*links[:4], CHILD_FORMS[lang], *links[5:]) for lang, links in OFFICIAL_LINKS.items()
+}
+"""The link sentences of atc_elder_only.py (``atc_style="official-elder-only"``). A sentence without ``{role}`` (the
+child form) states one generation, whatever term was drawn with it (OpenCompass counts the drawn term; needlework
+counts what the text says, so the answer follows from the text)."""
 
 OFFICIAL_STORY_JOINER = ""
 """OpenCompass joins the shuffled link sentences with nothing between them (``''.join``)."""

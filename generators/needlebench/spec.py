@@ -14,7 +14,7 @@ BENCHMARK = "needlebench"
 Task = Literal["s-rt", "m-rt", "m-rs", "atc", "atc-choice", "atc-choice-reasoning"]
 Lang = Literal["en", "zh"]
 QuestionType = Literal["eldest_ancestor", "nth_ancestor", "nth_descendant", "relationship_distance"]
-AtcStyle = Literal["needlework", "official"]
+AtcStyle = Literal["needlework", "official", "official-elder-only"]
 
 TASKS: tuple[str, ...] = get_args(Task)
 DEFAULT_TASKS: tuple[str, ...] = ("s-rt", "m-rt", "m-rs", "atc")
@@ -30,10 +30,12 @@ QUESTION_TYPES: tuple[str, ...] = get_args(QuestionType)
 ATC_STYLES: tuple[str, ...] = get_args(AtcStyle)
 """How ATC is written. ``needlework``: the extended vocabulary (great-grandparents, descendant roles, more
 sentence forms), questions about people anywhere in the chain and the paper's Figure 12 frame: a harder
-variant. ``official``: OpenCompass v2 (:mod:`generators.needlebench.official`): the ten terms plus "child of",
-every question about the whole chain (eldest ancestor of the youngest; the ancestor the total number of
-generations above the youngest; the descendant that many below the eldest; the distance between the two
-ends), and atc.py's prompts word for word."""
+variant. ``official``: OpenCompass v2's atc.py (:mod:`generators.needlebench.official`), which the v2 configs run:
+the ten terms in atc.py's seven sentence forms (a guardian form among them), every question about the whole chain
+(eldest ancestor of the youngest; the ancestor the total number of generations above the youngest; the descendant
+that many below the eldest; the distance between the two ends), and atc.py's prompts word for word.
+``official-elder-only``: the same with atc_elder_only.py's sentence forms ("{B} is the child of {A}." in place of
+the guardian form), as the paper's Appendix C examples show."""
 RETRIEVAL = "retrieval"
 """The question type of S-RT and M-RT rows."""
 

@@ -2,15 +2,17 @@
 
 Source of truth (open-compass/opencompass, read, not copied):
 
-- ``opencompass/datasets/needlebench_v2/atc_elder_only.py``: the ten relation terms and the link sentences,
-  including "{B} is the child of {A}." / "{B}是{A}所生的孩子。";
-- ``opencompass/datasets/needlebench_v2/atc.py``: terms' generations (parents 1, grandparents 2); the four
+- ``opencompass/datasets/needlebench_v2/atc.py``: the ten relation terms and the link sentences, including
+  "During {B}'s upbringing, {A} was not only {B}'s {relationship}, but also {B}'s guardian." / "{A}在{B}的成长过程中，
+  不仅仅是{B}的{relationship}，还是{B}的监护人。"; terms' generations (parents 1, grandparents 2); the four
   prompts; every question is about the whole chain (``NeedleBenchATCDataset.load``: the eldest ancestor of
   ``names[-1]``; the ``total_generations``-th ancestor of ``names[-1]``; the ``total_generations``-th
   descendant of ``names[0]``; the distance between ``names[0]`` and ``names[-1]``); the shuffled sentences are
   joined with ``''``;
 - ``opencompass/configs/datasets/needlebench_v2/atc/atc_0shot_nocot_2_power_en.py``: needle counts 2..512,
-  10 repeats.
+  10 repeats;
+- ``opencompass/datasets/needlebench_v2/atc_elder_only.py`` (``style="official-elder-only"``): the same link
+  sentences with "{B} is the child of {A}." / "{B}是{A}所生的孩子。" in place of the guardian form.
 
 Answers are re-derived here from the sentences alone with this file's own patterns.
 """
@@ -24,6 +26,7 @@ import pytest
 from builders.sources.person_names import faker_person_names
 from generators.needlebench.atc import generate_atc
 from generators.needlebench.official import (
+    ELDER_ONLY_LINKS,
     OFFICIAL_ATC_PROMPTS,
     OFFICIAL_LINKS,
     OFFICIAL_TERMS,
@@ -39,6 +42,7 @@ E, Y, Y2, E2 = N.format("e"), N.format("y"), "(?P=y)", "(?P=e)"
 LINKS_EN = [re.compile(p) for p in (
     rf"{E} is {Y}'s {T}\.", rf"{Y}'s {T} is {E}\.", rf"{E}, as {Y}'s {T}, has a significant impact on {Y2}'s upbringing\.",
     rf"{E} is not only {Y}'s {T} but also {Y2}'s role model\.", rf"{Y} is the child of {E}\.",
+    rf"During {Y}'s upbringing, {E} was not only {Y2}'s {T}, but also {Y2}'s guardian\.",
     rf"For {Y}, {E} is not just a {T}, but also a friend\.",
     rf"For {Y}, {E} is more than just a {T}; {E2} is a lifelong mentor of {Y2}\.",
 )]
@@ -48,6 +52,7 @@ ZE, ZY = ZN.format("e"), ZN.format("y")
 LINKS_ZH = [re.compile(p) for p in (
     rf"{ZE}是{ZY}的{ZT}。", rf"{ZY}的{ZT}是{ZE}。", rf"{ZE}作为{ZY}的{ZT}，对(?P=y)的成长有重要影响。",
     rf"{ZE}不仅是{ZY}的{ZT}，还是(?P=y)的榜样。", rf"{ZY}是{ZE}所生的孩子。", rf"{ZE}对{ZY}来说，不只是一个{ZT}，还是一个朋友。",
+    rf"{ZE}在{ZY}的成长过程中，不仅仅是(?P=y)的{ZT}，还是(?P=y)的监护人。",
 )]
 
 
@@ -77,17 +82,36 @@ def names():
     return faker_person_names()[0]
 
 
-@pytest.fixture(scope="module")
-def rows(names, cl100k):
-    return {lang: list(generate_atc(AtcSpec(lang, (2, 5, 16), repeats=3, style="official"), seed=7, tokens=cl100k, names=names))
+@pytest.fixture(scope="module", params=["official", "official-elder-only"])
+def rows(request, names, cl100k):
+    return {lang: list(generate_atc(AtcSpec(lang, (2, 5, 16), repeats=3, style=request.param), seed=7, tokens=cl100k,
+                                    names=names))
             for lang in ("en", "zh")}
 
 
 def test_official_vocabulary():
-    """atc_elder_only.py's ten terms and link sentences (child form included); atc.py's generations."""
+    """atc.py's ten terms, generations and link sentences (the guardian form); atc_elder_only.py's, with the child
+    form in its place."""
     assert dict(OFFICIAL_TERMS["en"]) == TERMS_EN and dict(OFFICIAL_TERMS["zh"]) == TERMS_ZH
-    assert "{younger} is the child of {elder}." in OFFICIAL_LINKS["en"] and len(OFFICIAL_LINKS["en"]) == 7
-    assert "{younger}是{elder}所生的孩子。" in OFFICIAL_LINKS["zh"] and len(OFFICIAL_LINKS["zh"]) == 6
+    guardian_en = "During {younger}'s upbringing, {elder} was not only {younger}'s {role}, but also {younger}'s guardian."
+    guardian_zh = "{elder}在{younger}的成长过程中，不仅仅是{younger}的{role}，还是{younger}的监护人。"
+    assert OFFICIAL_LINKS["en"][4] == guardian_en and len(OFFICIAL_LINKS["en"]) == 7
+    assert OFFICIAL_LINKS["zh"][4] == guardian_zh and len(OFFICIAL_LINKS["zh"]) == 6
+    assert ELDER_ONLY_LINKS["en"][4] == "{younger} is the child of {elder}." and len(ELDER_ONLY_LINKS["en"]) == 7
+    assert ELDER_ONLY_LINKS["zh"][4] == "{younger}是{elder}所生的孩子。" and len(ELDER_ONLY_LINKS["zh"]) == 6
+    for lang in ("en", "zh"):
+        assert [f for i, f in enumerate(OFFICIAL_LINKS[lang]) if i != 4] == \
+               [f for i, f in enumerate(ELDER_ONLY_LINKS[lang]) if i != 4]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_style_writes_its_own_fifth_form(names, cl100k, lang):
+    """The paper preset's ATC (atc.py) has guardian sentences and no child sentence; atc_elder_only.py the reverse."""
+    marks = {"en": ("guardian", "is the child of"), "zh": ("监护人", "所生的孩子")}[lang]
+    for style, (present, absent) in (("official", marks), ("official-elder-only", marks[::-1])):
+        spec = AtcSpec(lang, (64,), repeats=2, style=style)
+        sentences = [n["text"] for row in generate_atc(spec, seed=3, tokens=cl100k, names=names) for n in row["needles"]]
+        assert any(present in s for s in sentences) and not any(absent in s for s in sentences), style
 
 
 def test_official_prompt_wording():
