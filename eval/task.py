@@ -153,10 +153,9 @@ def after_reasoning(response: str, thinking_end: str | None, *, required: bool =
     return "" if required and thinking_end else response
 
 
-def strip_reasoning(response: str, thinking_end: str | None, *, required: bool = False) -> str:
-    """The text after the last ``thinking_end`` marker (all of it when the marker is absent, or "" when
-    ``required``; see :func:`after_reasoning`), trimmed."""
-    return after_reasoning(response, thinking_end, required=required).strip()
+def strip_reasoning(response: str, thinking_end: str | None) -> str:
+    """The text after the last ``thinking_end`` marker (all of it when the marker is absent), trimmed."""
+    return after_reasoning(response, thinking_end).strip()
 
 
 def without_reasoning_blocks(response: str, thinking_end: str | None) -> str:

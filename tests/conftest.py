@@ -152,20 +152,28 @@ def shared_file(shared_data: Path) -> Callable[[str], Path]:
     return find
 
 
+def made_once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The file ``name`` of the run folder (:func:`run_folder`), which ``make(path)`` writes: the first worker that
+    asks makes it under a file lock, the others wait for it and read it (``make`` writes it last, once whole)."""
+    root = run_folder(tmp_path_factory)
+    path = root / name
+    with FileLock(str(root / f"{name}.lock")):
+        if not path.is_file():
+            make(path)
+    return path
+
+
 @pytest.fixture(scope="session")
 def wikipedia_slice(shared_file: Callable[[str], Path], tmp_path_factory: pytest.TempPathFactory):
     """The Wikipedia dump slice as ``read_mediawiki_dump`` reads it in one process: parsed once per test run
-    (~3.5 s of CPU) by the first worker that asks, and unpickled by the others. Tests read it and never change it."""
+    (~3.5 s of CPU) and pickled for every worker. Tests read it and never change it."""
     from builders.sources.wikipedia import read_mediawiki_dump
 
-    root = run_folder(tmp_path_factory)
-    stored = root / "wikipedia-slice.pickle"
-    with FileLock(str(root / "wikipedia-slice.lock")):
-        if not stored.is_file():
-            read = read_mediawiki_dump(shared_file(WIKIPEDIA_SLICE), workers=1)
-            stored.write_bytes(pickle.dumps(read, protocol=pickle.HIGHEST_PROTOCOL))
-            return read
-    return pickle.loads(stored.read_bytes())
+    def parse(path: Path) -> None:
+        read = read_mediawiki_dump(shared_file(WIKIPEDIA_SLICE), workers=1)
+        path.write_bytes(pickle.dumps(read, protocol=pickle.HIGHEST_PROTOCOL))
+
+    return pickle.loads(made_once_per_run(tmp_path_factory, "wikipedia-slice.pickle", parse).read_bytes())
 
 
 @pytest.fixture(scope="session")
@@ -202,11 +210,10 @@ def demo(tmp_path_factory) -> Demo:
     """Every registered builder's demo release, built once per test run by ``needlework build demo``
     (the builder tests check it; the eval tests run on it, as a new user would). Tests read it and never
     change it: all workers share it."""
-    root = run_folder(tmp_path_factory)
-    out, printed = root / "demo", root / "demo-output.txt"
-    with FileLock(str(root / "demo.lock")):
-        if not printed.is_file():
-            result = CliRunner().invoke(needlework_main, ["build", "demo", "--out", str(out), "--quiet"])
-            assert result.exit_code == 0, result.output
-            printed.write_text(result.output, encoding="utf-8")
-    return Demo(out, printed.read_text(encoding="utf-8"))
+    def build(printed: Path) -> None:
+        result = CliRunner().invoke(needlework_main, ["build", "demo", "--out", str(printed.parent / "demo"), "--quiet"])
+        assert result.exit_code == 0, result.output
+        printed.write_text(result.output, encoding="utf-8")
+
+    printed = made_once_per_run(tmp_path_factory, "demo-output.txt", build)
+    return Demo(printed.parent / "demo", printed.read_text(encoding="utf-8"))

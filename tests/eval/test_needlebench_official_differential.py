@@ -19,7 +19,6 @@ responses (the summary's), and responses to rows of other lengths, which score a
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -32,12 +31,13 @@ from builders.specs.needlebench import NeedleBenchBuild
 from eval.benchmarks.needlebench.tasks import NeedleBenchTask
 from eval.task import TaskOptions
 from tests.support.crafted_needlebench import crafted_responses
+from tests.support.verdicts import verdict_cases
 
 VERDICTS = Path(__file__).parent / "data" / "needlebench_opencompass_verdicts.json"
 
 
 @pytest.fixture(scope="module")
-def paper_rows(shared_data, tmp_path_factory) -> dict[str, list[list[Any]]]:
+def paper_rows(shared_data, tmp_path_factory) -> dict[str, list[tuple[str, list[str]]]]:
     """Config -> (task, references) of its first two rows in a small ``paper``-preset release."""
     env = pytest.MonkeyPatch()
     env.setenv("NEEDLEWORK_SHARED_DATA", str(shared_data))
@@ -49,26 +49,14 @@ def paper_rows(shared_data, tmp_path_factory) -> dict[str, list[list[Any]]]:
     rows = {}
     for config in sorted(json.loads((out / "manifest.json").read_text(encoding="utf-8"))["configs"]):
         split = datasets.load_dataset(str(out), config, split="test")
-        rows[config] = [[row["task"], list(row["answers"])] for row in split.select(range(min(2, len(split))))]
+        rows[config] = [(row["task"], list(row["answers"])) for row in split.select(range(min(2, len(split))))]
     return rows
 
 
 @pytest.fixture(scope="module")
 def cases(paper_rows) -> list[dict[str, Any]]:
     """Every crafted response with the row it answers and OpenCompass's two verdicts."""
-    table = json.loads(VERDICTS.read_text(encoding="utf-8"))
-    digest = hashlib.sha256(json.dumps(paper_rows, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    assert table["references_sha256"] == digest, (
-        f"the paper-preset rows changed: rerun OpenCompass's scorers on the crafted responses and rewrite {VERDICTS.name}")
-    out = []
-    for config, rows in paper_rows.items():
-        for index, (task, references) in enumerate(rows):
-            for name, response in crafted_responses(task, references).items():
-                official, removed = table["verdicts"][f"{config}/{index}/{name}"]
-                out.append({"key": f"{config}/{index}/{name}", "task": task, "references": references,
-                            "response": response, "official": official, "official_removed": removed})
-    assert len(out) == len(table["verdicts"])
-    return out
+    return verdict_cases(VERDICTS, paper_rows, crafted_responses, ("official", "official_removed"))
 
 
 def disagreements(cases: list[dict[str, Any]], options: TaskOptions, expected: str) -> list[str]:

@@ -25,8 +25,6 @@ here would be the current official one); math, code and golden rows.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -38,45 +36,28 @@ from eval.benchmarks.rulerv2.tasks import RulerTask
 from eval.task import TaskOptions
 from generators.rulerv2.spec import TASKS
 from tests.support.crafted_rulerv2 import crafted_responses
+from tests.support.verdicts import verdict_cases
 
 VERDICTS = Path(__file__).parent / "data" / "rulerv2_nemo_skills_verdicts.json"
 ROWS_PER_TASK = 2
 
 
 @pytest.fixture(scope="module")
-def paper_rows(tmp_path_factory, shared_data, qwen) -> dict[str, list[list[str]]]:
-    """Task -> the references of its first rows in a ``paper``-preset release on the shared slices."""
+def paper_rows(tmp_path_factory, shared_data, qwen) -> dict[str, list[tuple[str, list[str]]]]:
+    """Task -> ``(task, references)`` of its first rows in a ``paper``-preset release on the shared slices."""
     hotpot = str(shared_data / "multihop_hipporag" / "hotpotqa_train.json")
     spec = RulerV2Build(preset="paper", lengths=(4096,), samples=ROWS_PER_TASK, mcq=str(shared_data / "mmlu"),
                         mcq_distractors=str(shared_data / "mmlu" / "dev"), docqa=hotpot, docqa_distractors=hotpot)
     out = tmp_path_factory.mktemp("rulerv2-paper") / "release"
     build(spec, out, tokens=qwen, progress=False)
-    return {task: [list(row["answers"]) for row in datasets.load_dataset(str(out), task, split="test")]
+    return {task: [(task, list(row["answers"])) for row in datasets.load_dataset(str(out), task, split="test")]
             for task in TASKS}
-
-
-def references_digest(rows: dict[str, list[list[str]]]) -> str:
-    """What the verdicts were computed against: a digest of every row's references."""
-    return hashlib.sha256(json.dumps(rows, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 @pytest.fixture(scope="module")
 def cases(paper_rows) -> list[dict[str, Any]]:
     """Every crafted response with the row it answers and NeMo-Skills' two verdicts."""
-    table = json.loads(VERDICTS.read_text(encoding="utf-8"))
-    assert table["references_sha256"] == references_digest(paper_rows), (
-        "the paper-preset rows changed: rerun the official scorers on the crafted responses and rewrite "
-        f"{VERDICTS.name} (see its 'made_by')")
-    out = []
-    for task, rows in paper_rows.items():
-        for index, references in enumerate(rows):
-            for name, response in crafted_responses(task, references).items():
-                key = f"{task}/{index}/{name}"
-                official, official_reasoning = table["verdicts"][key]
-                out.append({"key": key, "task": task, "references": references, "response": response,
-                            "official": official, "official_reasoning": official_reasoning})
-    assert len(out) == len(table["verdicts"])
-    return out
+    return verdict_cases(VERDICTS, paper_rows, crafted_responses, ("official", "official_reasoning"))
 
 
 def needlework_score(case: dict[str, Any], options: TaskOptions) -> float:
