@@ -6,20 +6,31 @@ A response is scored against the reference items in their true order with :func:
    ``1、``, ``-``, ``*``, ``•``, ``Step 1:``, ``第1步：``, ``①``...). Lines indented under an item
    (sub-bullets, a date header's event) and a line right after an item that ends in a colon or
    holds only a date belong to that item; lead and closing sentences outside the list are not
-   items. A response without a list is split into sentences (and at semicolons).
+   items. A response without a list is split into sentences (and at semicolons). A needle copied
+   word for word is never split: with its own line breaks (a diary entry's title, date and text) it
+   is read as one line, in prose as one sentence.
 2. **Normalization** (:func:`normalize_item`): NFKC, markdown emphasis removed, dates in any
-   common format (``October 12, 2007``, ``12th Oct 2007``, ``2007/10/12``, ``February-15-2006``,
-   ``2006年2月1日``...) rewritten as ``YYYY-MM-DD`` (``YYYY-MM`` for a month), casefolded,
-   punctuation made spaces.
-3. **Matching** (:func:`match_items`): an item and a reference item can match when their
-   similarity (:func:`item_similarity`, rapidfuzz's ``WRatio`` without token sets; partial
-   alignment tolerates added commentary) is at least :data:`MATCH_THRESHOLD` and the item's
-   numbers (dates included) are a sub-multiset of the reference item's (a wrong date never
-   matches). The assignment is one-to-one and optimal (:func:`scipy.optimize.linear_sum_assignment`,
-   most matches first, then highest similarity).
+   common format (``October 12, 2007``, ``12th Oct 2007``, ``In May 2014, on the 21st``,
+   ``2007/10/12``, ``February-15-2006``, ``2006年2月1日``...) rewritten as ``YYYY-MM-DD``
+   (``YYYY-MM`` for a month), casefolded, punctuation made spaces.
+3. **Matching** (:func:`match_items`): an item can match answer item ``j`` in either of two wordings,
+   the reference item's or the needle's that states it (the paper asks for the needles' content,
+   §3, and a model that copies from the document writes the needle's words, its step number and
+   date format included). It matches a wording when their similarity (:func:`item_similarity`,
+   rapidfuzz's ``WRatio`` without token sets; partial alignment tolerates added commentary) is at
+   least :data:`MATCH_THRESHOLD`, the item's numbers (dates included) are a sub-multiset of that
+   wording's (a wrong date never matches), the item holds at least :data:`WORD_COVERAGE` of the
+   wording's distinctive words, those no sibling wording has (:func:`distinctive_words`), and, when the
+   two are of comparable length, at least as much of the item's words are the wording's; so a frame
+   shared by every needle (a diary's name, a procedure, the actors) or one changed verb ("Retired
+   from" for "Joined" the same college) cannot carry a wrong item over the threshold. The assignment
+   is one-to-one and optimal (:func:`scipy.optimize.linear_sum_assignment`, most matches first, then
+   highest similarity).
 4. **Verdict.** Correct (score 1) when every reference item is matched, no item is left over
    (in prose, a leftover sentence counts only when it holds a number or resembles a reference
-   item), and, when the question asks for order, the matched items appear in reference order.
+   item or needle), and, when the question asks for order, the matched items appear in reference
+   order: the labelling rule of the paper's §4 and Appendix A (missing, redundant and incorrect
+   items are wrong; shuffled items are wrong only where order is asked).
 """
 
 from __future__ import annotations
@@ -35,7 +46,7 @@ from typing import Any
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from generators.text import split_sentences
+from generators.text import sentence_ends
 
 MATCH_THRESHOLD = 80.0
 """Least :func:`item_similarity` (0-100) of a normalized item and reference item that can match."""
@@ -49,18 +60,19 @@ _MONTHS = {name: index for index, names in enumerate(
     [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
      ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
      ("december", "dec")], start=1) for name in names}
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"(?P<year>\d{4})"
+_MONTH = r"(?<![A-Za-z])(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")(?![A-Za-z])\.?"
+_DAY = r"(?<!\d)(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?<!\d)(?P<year>\d{4})(?!\d)"
 _DATE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) for p in (
-    rf"\b{_MONTH}[\s\-]+{_DAY}(?:\s*,\s*|[\s\-]+){_YEAR}\b",          # October 12, 2007 / February-15-2006
-    rf"\b{_DAY}(?:\s+of)?[\s\-]+{_MONTH},?[\s\-]+{_YEAR}\b",           # 12 October 2007 / 12th of Oct, 2007
-    r"\b(?P<year>\d{4})\s*[-/.]\s*(?P<month>\d{1,2})\s*[-/.]\s*(?P<day>\d{1,2})\b",  # 2007-10-12, 2010/11/09
-    r"(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*[日号]",   # 2006年2月1日
+    rf"{_MONTH}[\s\-]+{_DAY}(?:\s*,\s*|[\s\-]+){_YEAR}",              # October 12, 2007 / February-15-2006
+    rf"{_DAY}(?:\s+of)?[\s\-]+{_MONTH},?[\s\-]+{_YEAR}",               # 12 October 2007 / 12th of Oct, 2007
+    rf"{_MONTH},?\s+{_YEAR},?\s+on\s+the\s+{_DAY}(?![0-9A-Za-z])",     # May 2014, on the 21st
+    r"(?<!\d)(?P<year>\d{4})\s*[-/.]\s*(?P<month>\d{1,2})\s*[-/.]\s*(?P<day>\d{1,2})(?!\d)",  # 2007-10-12, 2010/11/09
+    r"(?<!\d)(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*[日号]",   # 2006年2月1日
 ))
 _MONTH_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) for p in (
-    rf"\b{_MONTH},?\s+{_YEAR}\b",                                       # October 2007
-    r"(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月",                 # 2006年2月
+    rf"{_MONTH},?\s+{_YEAR}",                                              # October 2007
+    r"(?<!\d)(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月",         # 2006年2月
 ))
 
 
@@ -95,7 +107,7 @@ _MARKER = re.compile(
     r"""^(?P<indent>[ \t]*)(?:
         [-*•·●○◦▪▫■□‣⁃+]\s+                             # bullets
       | [(（]?\d{1,3}\s*(?:[.．:：](?!\d)|[)）、])\s*     # 1.  1)  (1)  1、  1:  (not 1.5, 12:30)
-      | (?:step|item)\s*\d{1,3}\s*[.:：)-]?\s+           # Step 1:
+      | (?:step|item)\s*\d{1,3}(?:\s*[.:：)\-–—]\s*|\s+(?!(?-i:[a-z])))  # Step 1: (not "Step 1 of")
       | 第\s*[\d一二三四五六七八九十百]+\s*(?:[步项点条][:：、.．,，]?|[:：、.．,，])\s*  # 第1步： 第一、 (not 第一次)
       | 步骤\s*[\d一二三四五六七八九十]+\s*[:：、.．,，]?\s*  # 步骤1：
       | [一二三四五六七八九十]+\s*[、.．]\s*               # 一、
@@ -124,18 +136,23 @@ def _is_header(text: str) -> bool:
     return stripped.endswith((":", "：")) or not re.sub(r"[\d\s]", "", normalize_item(stripped))
 
 
-def parse_items(response: str) -> tuple[list[str], bool]:
+def parse_items(response: str, needles: Sequence[str] = ()) -> tuple[list[str], bool]:
     """The answer items of a response and whether they came from a list (see the module docstring).
+
+    Args:
+        response: The answer (reasoning removed).
+        needles: The question's needles: one copied word for word is never split (:func:`joined_needles`).
 
     Returns:
         (items, listed): the items in the order written, markers removed; ``listed`` is False
         when the response had no list and was split into sentences.
     """
+    response = joined_needles(response, needles)
     lines = [_HEADING.sub("", line.replace("**", "")).expandtabs(4) for line in response.replace("\r\n", "\n").split("\n")]
     marked = [_MARKER.match(line) for line in lines]
     indents = [len(m["indent"]) for m in marked if m]
     if not indents:
-        return _prose_items(response), False
+        return _prose_items(response, needles), False
     top = min(indents)
     items: list[str] = []
     open_item = False
@@ -154,9 +171,19 @@ def parse_items(response: str) -> tuple[list[str], bool]:
     return [item for item in items if item], True
 
 
-def _prose_items(response: str) -> list[str]:
-    pieces = [piece for sentence in split_sentences(response) for piece in re.split(r"[;；]", sentence)]
-    return [piece.strip() for piece in pieces if piece.strip()]
+_ABBREVIATED_MONTH = re.compile(r"(?<![A-Za-z])(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.\s*(?=\d)", re.IGNORECASE)
+_SEMICOLON = re.compile(r"[;；]\s*")
+
+
+def _prose_items(response: str, needles: Sequence[str] = ()) -> list[str]:
+    """Sentences and semicolon-separated parts; no cut after an abbreviated month (``Aug. 10``) or inside a
+    needle copied word for word."""
+    kept = [m.span() for needle in needles if (pattern := _needle_pattern(needle)) for m in pattern.finditer(response)]
+    kept += [(m.start(), m.end() + 1) for m in _ABBREVIATED_MONTH.finditer(response)]
+    cuts = sorted({*sentence_ends(response), *(m.end() for m in _SEMICOLON.finditer(response))})
+    cuts = [c for c in cuts if not any(start < c < end for start, end in kept)]
+    pieces = (response[a:b].strip().rstrip(";；").strip() for a, b in zip([0, *cuts], [*cuts, len(response)]))
+    return [piece for piece in pieces if piece]
 
 
 @dataclass(frozen=True)
@@ -173,6 +200,8 @@ class ItemScore:
         order_ok: Whether the matched items appear in reference order.
         ordered: Whether order was required.
         correct: The verdict.
+        needle_worded: Indices of the matched items that matched in their needle's wording (and not
+            as well in the reference item's).
     """
 
     items: tuple[str, ...]
@@ -183,6 +212,7 @@ class ItemScore:
     order_ok: bool
     ordered: bool
     correct: bool
+    needle_worded: tuple[int, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The details as plain JSON-ready values."""
@@ -211,14 +241,19 @@ def item_similarity(items: Sequence[str], references: Sequence[str]) -> np.ndarr
 
 
 def similarity_matrix(items: Sequence[str], references: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(similarity, feasible): :func:`item_similarity` of every normalized (item, reference) pair, and
-    whether the pair may match (similarity >= :data:`MATCH_THRESHOLD` and the item's numbers a
-    sub-multiset of the reference's)."""
+    """(similarity, feasible): :func:`item_similarity` of every normalized (item, wording) pair, and
+    whether the pair may match: similarity >= :data:`MATCH_THRESHOLD`, the item's numbers a
+    sub-multiset of the wording's, at least :data:`WORD_COVERAGE` of the wording's distinctive
+    words in the item (:func:`word_coverage`) and, at comparable lengths, of the item's words in the
+    wording (:func:`_within_wording`)."""
     normalized_items = [normalize_item(item) for item in items]
     normalized_refs = [normalize_item(reference) for reference in references]
     similarity = item_similarity(normalized_items, normalized_refs)
     ref_numbers = [_numbers(r) for r in normalized_refs]
     feasible = similarity >= MATCH_THRESHOLD
+    if items:
+        feasible &= word_coverage(items, references) >= WORD_COVERAGE
+        feasible &= _within_wording(normalized_items, normalized_refs) >= WORD_COVERAGE
     for i, item in enumerate(normalized_items):
         numbers = _numbers(item)
         for j in np.flatnonzero(feasible[i]):
@@ -226,22 +261,104 @@ def similarity_matrix(items: Sequence[str], references: Sequence[str]) -> tuple[
     return similarity, feasible
 
 
-def match_items(items: Sequence[str], references: Sequence[str], *, ordered: bool, listed: bool = True) -> ItemScore:
-    """Match items to reference items one-to-one and give the verdict (module docstring, steps 3-4).
+# Coverage and needles ------------------------------------------------------------------------------------
+
+WORD_COVERAGE = 0.8
+"""Least share of a wording's distinctive words (:func:`distinctive_words`) an item must hold to match it."""
+_WORD = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]|[^\s\u2e80-\u9fff\uf900-\ufaff]+")
+"""A word of a normalized text: a run of letters and digits, or one CJK character (Chinese has no spaces)."""
+
+
+def _words(normalized: str) -> set[str]:
+    return set(_WORD.findall(normalized))
+
+
+def distinctive_words(texts: Sequence[str]) -> list[set[str]]:
+    """Per text, the words of its normalized form (:func:`normalize_item`; a CJK character is a word) that no
+    other text of the question has: what tells this answer item, or this needle, from its siblings (the
+    verb of "Joined" / "Retired from" the same college, the place a chain of needles leads to, a diary
+    entry's event). The words they share are a frame (the diary's name, the procedure, the two actors)."""
+    words = [_words(normalize_item(text)) for text in texts]
+    everywhere: Counter[str] = Counter(word for w in words for word in w)
+    return [{word for word in w if everywhere[word] == 1} for w in words]
+
+
+def word_coverage(items: Sequence[str], texts: Sequence[str]) -> np.ndarray:
+    """The share (0-1) of each text's distinctive words (:func:`distinctive_words`) each item holds; 1 for a
+    text with none."""
+    own = distinctive_words(texts)
+    coverage = np.ones((len(items), len(texts)))
+    for i, item in enumerate(items):
+        words = _words(normalize_item(item))
+        for j, distinct in enumerate(own):
+            if distinct:
+                coverage[i, j] = len(distinct & words) / len(distinct)
+    return coverage
+
+
+def _within_wording(items: Sequence[str], wordings: Sequence[str]) -> np.ndarray:
+    """The share of each normalized item's words that are in each normalized wording, where the two are of
+    comparable length (neither 1.5 times the other: no room for commentary, as :func:`item_similarity`
+    aligns them whole); 1 elsewhere. "Retired from X" is not "Joined X" although most of its letters are."""
+    share = np.ones((len(items), len(wordings)))
+    for i, item in enumerate(items):
+        words = _words(item)
+        for j, wording in enumerate(wordings):
+            if words and max(len(item), len(wording)) < 1.5 * max(1, min(len(item), len(wording))):
+                share[i, j] = len(words & _words(wording)) / len(words)
+    return share
+
+
+def _needle_pattern(needle: str) -> re.Pattern[str] | None:
+    """A needle as copied into a response, whatever whitespace between its words; None for a one-word needle."""
+    words = needle.split()
+    return re.compile(r"\s+".join(map(re.escape, words))) if len(words) > 1 else None
+
+
+def joined_needles(response: str, needles: Sequence[str]) -> str:
+    """The response with every multi-line needle it copies word for word (whatever whitespace between the
+    words) put on one line, so that a diary entry's title, date and text stay one item."""
+    for needle in needles:
+        pattern = _needle_pattern(needle)
+        if pattern is not None and "\n" in needle.strip():
+            response = pattern.sub(lambda _, words=needle.split(): " ".join(words), response)
+    return response
+
+
+# Verdict ------------------------------------------------------------------------------------------------
+
+
+def match_items(items: Sequence[str], references: Sequence[str], *, ordered: bool, listed: bool = True,
+                needles: Sequence[str] | None = None) -> ItemScore:
+    """Match items to answer items one-to-one and give the verdict (module docstring, steps 3-4).
 
     Args:
         items: The response's items in the order written.
         references: The reference items in their true order.
         ordered: Whether the question asks for the items in order.
         listed: Whether the items came from a list; from prose, unmatched sentences count as extra
-            only when they hold a number or reach :data:`PROSE_EXTRA_SIMILARITY` with a reference.
+            only when they hold a number or reach :data:`PROSE_EXTRA_SIMILARITY` with a reference
+            item or needle.
+        needles: ``needles[j]`` is the needle that states ``references[j]``; an item may match
+            either. None (a record saved without them) matches the reference wording only.
 
     Raises:
-        ValueError: No reference item.
+        ValueError: No reference item, or needles not one per reference item.
     """
     if not references:
         raise ValueError("Sequential-NIAH scoring needs at least one reference item")
     similarity, feasible = similarity_matrix(items, references)
+    by_needle = np.zeros_like(feasible)
+    if needles is not None:
+        if len(needles) != len(references):
+            raise ValueError(f"Sequential-NIAH scoring needs one needle per reference item, got {len(needles)} "
+                             f"needles for {len(references)} items")
+        needle_similarity, needle_feasible = similarity_matrix(items, needles)
+        # The better of the two wordings that may match (of both when neither may: prose extras read it).
+        by_needle = needle_feasible & (~feasible | (needle_similarity > similarity))
+        similarity = np.where(by_needle | ~(feasible | needle_feasible), np.maximum(similarity, needle_similarity),
+                              similarity)
+        feasible = feasible | needle_feasible
     pairs: list[tuple[int, int, float]] = []
     if items:
         # Imported here: scipy.optimize costs every eval command ~0.4 s, and only this scorer needs it.
@@ -258,10 +375,14 @@ def match_items(items: Sequence[str], references: Sequence[str], *, ordered: boo
     order = [j for _, j, _ in pairs]
     order_ok = all(a < b for a, b in pairwise(order))
     correct = not missing and not extra and (order_ok or not ordered)
-    return ItemScore(tuple(items), listed, tuple(pairs), missing, extra, order_ok, ordered, correct)
+    needle_worded = tuple(i for i, j, _ in pairs if by_needle[i, j])
+    return ItemScore(tuple(items), listed, tuple(pairs), missing, extra, order_ok, ordered, correct, needle_worded)
 
 
-def score_items(response: str, references: Sequence[str], *, ordered: bool) -> ItemScore:
-    """:func:`parse_items` then :func:`match_items`: the order-aware verdict on a response (reasoning removed)."""
-    items, listed = parse_items(response)
-    return match_items(items, references, ordered=ordered, listed=listed)
+def score_items(response: str, references: Sequence[str], *, ordered: bool,
+                needles: Sequence[str] | None = None) -> ItemScore:
+    """:func:`parse_items` then :func:`match_items`: the order-aware verdict on a response (reasoning removed).
+    With ``needles`` (one per reference item), a needle copied across lines is read as one item
+    (:func:`joined_needles`) and an item may match the needle's wording."""
+    items, listed = parse_items(response, needles or ())
+    return match_items(items, references, ordered=ordered, listed=listed, needles=needles)

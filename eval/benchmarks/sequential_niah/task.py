@@ -1,9 +1,15 @@
 """The Sequential-NIAH task: the Figure 1 prompt as one user turn, scored by the order-aware item scorer.
 
 A row's ``input`` is the Figure 1 prompt (the long text with the shuffled needles, then the
-question); its ``answers`` are the reference items in their true order. The task sends the
-prompt as one user turn and scores the response after :meth:`eval.task.TaskOptions.strip_reasoning` with
-:func:`eval.benchmarks.sequential_niah.items.score_items`.
+question); its ``answers`` are the reference items in their true order and its ``needles`` the
+sentences that state them. The task sends the prompt as one user turn and scores the response after
+:meth:`eval.task.TaskOptions.strip_reasoning` with :func:`eval.benchmarks.sequential_niah.items.score_items`,
+which accepts each item in the reference's wording or its needle's.
+
+A sample record's references are the reference items, then :data:`NEEDLES_FOLLOW` and the needle of
+each item in the same order (:func:`references_of`), so that re-scoring from saved records matches
+needles too; records saved before needles were kept hold the reference items alone and are scored
+in the reference wording (:func:`split_references`).
 
 Rows are read by two registered tasks, ``sequential-niah/ordered`` and
 ``sequential-niah/unordered`` (:func:`task_for_row`, from the row's ``ordered``), so re-scoring
@@ -18,6 +24,7 @@ from typing import Any
 
 from eval.benchmarks.sequential_niah.items import (
     MATCH_THRESHOLD,
+    WORD_COVERAGE,
     ItemScore,
     score_items,
 )
@@ -28,15 +35,38 @@ from needlework.backends.base import Message
 from needlework.checks import require_one_of
 from needlework.errors import SpecError
 
+NEEDLES_FOLLOW = ""
+"""The reference that separates a record's reference items from their needles (no item is empty)."""
 ORDERED = f"{BENCHMARK}/ordered"
 UNORDERED = f"{BENCHMARK}/unordered"
 TASK_NAMES: tuple[str, ...] = (ORDERED, UNORDERED)
 SEQUENTIAL_METRIC = (
     "Sequential-NIAH (paper §4-5), order-aware rule scorer: the response's list items matched one-to-one to the "
-    f"reference items (normalized text with dates canonicalized, WRatio-like similarity >= {MATCH_THRESHOLD:g}, numbers a "
-    "sub-multiset of the reference item's); 1 when every reference item is matched, no extra item remains and, "
-    "where the question asks for order, the matched items are in reference order; else 0"
+    "answer items, each in the reference item's wording or its needle's (normalized text with dates canonicalized, "
+    f"WRatio-like similarity >= {MATCH_THRESHOLD:g}, numbers a sub-multiset of the wording's, >= {WORD_COVERAGE:.0%} "
+    "of the wording's distinctive words in the item); 1 when every answer item is matched, no extra item remains and, where the "
+    "question asks for order, the matched items are in reference order; else 0"
 )
+
+
+def references_of(row: Mapping[str, Any]) -> list[str]:
+    """A row's reference items in true order, then :data:`NEEDLES_FOLLOW` and each item's needle, when the row
+    has exactly one needle per item (every built row); the reference items alone otherwise."""
+    answers = [str(a) for a in row["answers"]]
+    by_index: dict[int, list[str]] = {}
+    for needle in row.get("needles") or ():
+        by_index.setdefault(int(needle["answer_index"]), []).append(str(needle["text"]))
+    if sorted(by_index) != list(range(len(answers))) or any(len(texts) != 1 for texts in by_index.values()):
+        return answers
+    return [*answers, NEEDLES_FOLLOW, *(by_index[j][0] for j in range(len(answers)))]
+
+
+def split_references(references: Sequence[str]) -> tuple[list[str], list[str] | None]:
+    """(reference items, their needles or None): a record's references read back (:func:`references_of`)."""
+    if NEEDLES_FOLLOW in references:
+        cut = list(references).index(NEEDLES_FOLLOW)
+        return list(references[:cut]), list(references[cut + 1:])
+    return list(references), None
 
 
 def task_for_row(row: Mapping[str, Any]) -> str:
@@ -81,8 +111,8 @@ class SequentialNiahTask:
         return ({"role": "user", "content": row["input"]},)
 
     def references(self, row: Mapping[str, Any]) -> list[str]:
-        """The reference items in true order (the row's ``answers``)."""
-        return list(row["answers"])
+        """The reference items in true order (the row's ``answers``), then their needles (:func:`references_of`)."""
+        return references_of(row)
 
     def metadata(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """Length bucket, needle count, pipeline, language, whether order is asked, the noise variant
@@ -104,8 +134,9 @@ class SequentialNiahTask:
         return self.options.strip_reasoning(response)
 
     def details(self, prediction: str, references: Sequence[str]) -> ItemScore:
-        """The per-item details of :meth:`score` (matched, missing, extra, order_ok)."""
-        return score_items(prediction, references, ordered=self.ordered)
+        """The per-item details of :meth:`score` (matched, missing, extra, order_ok, needle_worded)."""
+        answers, needles = split_references(references)
+        return score_items(prediction, answers, ordered=self.ordered, needles=needles)
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """1.0 when :func:`score_items` finds the answer correct, else 0.0."""
@@ -115,6 +146,6 @@ class SequentialNiahTask:
         """Item recall and precision and whether the matched items are in order, beside the verdict."""
         found = self.details(prediction, references)
         counted = len(found.matched) + len(found.extra)
-        return {"item_recall": len(found.matched) / len(references),
+        return {"item_recall": len(found.matched) / (len(found.matched) + len(found.missing)),
                 "item_precision": len(found.matched) / counted if counted else 0.0,
                 "order_ok": float(found.order_ok)}
