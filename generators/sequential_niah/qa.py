@@ -30,6 +30,10 @@ class SequentialQA:
         subject: Who or what the needles are about (the diary's author, the temporal question's
             actor, the logical question's person, place or task), for the generated semantic noise
             of the ``paper`` preset (:mod:`generators.sequential_niah.semantic`); ``""`` if unknown.
+        subject_is_person: Whether ``subject`` is a person's name, the only kind a semantic-noise near
+            sentence renames (a diary's author and the world's actors are people; a temporal KG's actor
+            may be a country, a sector such as ``Military (Thailand)`` or an organization:
+            :func:`generators.sequential_niah.tkg.looks_like_person`).
         articles: Ids of the long-text source documents about the needles' entities (``world/<doc
             id>`` of the world's articles): pairing never puts the QA into a long text made of one
             of them, so that a needle's fact does not also stand in its haystack (issue 24).
@@ -47,6 +51,7 @@ class SequentialQA:
     source: str
     subject: str = ""
     articles: tuple[str, ...] = ()
+    subject_is_person: bool = True
 
     def __post_init__(self) -> None:
         require_one_of(f"{self.qid}: lang", self.lang, LANGS)

@@ -18,7 +18,7 @@ per test sample, by the needle pipeline (``meta_QA['ppl']``):
 No LLM here: the sentences are composed from the sample's own needles and subject
 (:attr:`SequentialQA.subject`) with seeded draws. A **near** sentence is a needle, drawn at random
 among those naming the subject and a date, with the subject's given name replaced
-(:func:`look_alike`), the date moved by 1 to :data:`NEAR_DAYS` days to a day no needle has,
+(:func:`look_alike`; only a person's: :func:`near_sentence`), the date moved by 1 to :data:`NEAR_DAYS` days to a day no needle has,
 written in the same format (:func:`find_date`), and, for a synthetic diary, the event replaced by
 a new one of the diary's templates. Departures, recorded in the card: real-temporal samples get a
 near sentence and then a topic sentence about the subject (:data:`TOPIC_TEMPLATES`, as the logical
@@ -135,9 +135,21 @@ def irrelevant_sentence(name: str, lang: str, rng: np.random.Generator) -> str:
 def near_sentence(qa: SequentialQA, rng: np.random.Generator) -> str:
     """A needle of ``qa`` with a look-alike protagonist, a near date no needle has, and (synthetic) a new event.
 
+    Only a person is renamed (:attr:`SequentialQA.subject_is_person`): a country, a sector actor such as
+    ``Military (Thailand)`` or an organization has no given name to change, and a made-up "Dana (Thailand)" is
+    no near miss. Such a subject's near sentence is one of the question's stored near misses instead (a
+    relation of the pair just outside the period, or of either actor with a third one inside it: the
+    official ``tkg`` kinds, an event of A or B with some C).
+
     Raises:
-        BudgetError: No needle names the subject and a readable date.
+        BudgetError: No needle names the subject and a readable date; or the subject is no person and the
+            question has no stored near miss.
     """
+    if not qa.subject_is_person:
+        if not qa.distractors:
+            raise BudgetError(f"{qa.qid}: {qa.subject!r} is no person's name to change, and the question has no "
+                              "stored near miss to use instead")
+        return qa.distractors[int(rng.integers(len(qa.distractors)))]
     dated = [(n, found) for n in qa.needles if qa.subject in n and (found := find_date(n)) is not None]
     if not dated:
         raise BudgetError(f"{qa.qid}: no needle names {qa.subject!r} with a date to move")

@@ -12,15 +12,18 @@ a period is stated by month or year only when that wider range holds no other in
 pair. Entity names stay as in the KG, also in Chinese sentences.
 
 Distractors are relations of the pair outside the period and relations of either entity with a
-third entity inside it. An optional rewrite (the paper uses GPT-4o) rephrases the template
+third entity inside it. The KG lists no entity types, so whether the question's subject is a person
+(whom a semantic-noise near sentence may rename) is read from its name (:func:`looks_like_person`). An optional rewrite (the paper uses GPT-4o) rephrases the template
 sentences through an injected ``rewrite(prompt) -> str``; a rewrite that drops a name or the year,
 or repeats another needle, is discarded.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date
 from typing import Callable, NamedTuple, Sequence
@@ -192,8 +195,45 @@ def pick_period(lo: date, hi: date, others: Sequence[date], rng: np.random.Gener
     return first, last, granularity
 
 
+ORGANIZATION_WORDS = frozenset((
+    "academy agency airline airlines alliance army assembly association authority bank board broadcasting bureau cabinet "
+    "center centre chamber church coalition college command commission committee communist community company congress "
+    "corporation council court daily democratic department directorate federal federation force forces foundation front "
+    "fund gas government group guard holdings independent industries institute international islamic league liberation "
+    "media military ministry monitor movement national nations navy network news office oil organisation organization "
+    "parliament party people police press program programme radio republic revolutionary school senate service services "
+    "society state states students television times trust tv union united university watch").split())
+"""Words of organizations' and groups' names (lower case): a name holding one is no person's."""
+NAME_PARTICLES = frozenset("abu al bin binti da das de del della den der di dos du el ibn la le van von y".split())
+"""Lower-case words inside people's names (``Cristina Fernández de Kirchner``, ``Abu Bakr al-Baghdadi``); a
+particle may also be joined to a capitalized name by a hyphen (``al-Baghdadi``)."""
+
+
+def looks_like_person(name: str, places: Collection[str]) -> bool:
+    """Whether a temporal KG's entity name reads as a person's (ICEWS lists no entity types).
+
+    A person's name here is two to five words, each capitalized or a name particle (:data:`NAME_PARTICLES`),
+    with no digit, bracket, slash or ampersand, no word of :data:`ORGANIZATION_WORDS`, and not a place
+    (``places``: the KG's country qualifiers, e.g. ``Nigeria`` of ``Citizen (Nigeria)``). Sector actors
+    (``Military (Thailand)``), countries and one-word names (``Hamas``) are not persons. It reads names,
+    not facts: a company named like a person (``Aero Vodochody``) passes.
+    """
+    if name in places or re.search(r"[()\[\]\d/&]", name):
+        return False
+    words = name.split()
+    if not 2 <= len(words) <= 5:
+        return False
+    lowered = [word.casefold().strip(".,'’") for word in words]
+    if any(word in ORGANIZATION_WORDS for word in lowered):
+        return False
+    return all(word[:1].isupper() or low in NAME_PARTICLES or (low.partition("-")[0] in NAME_PARTICLES and
+                                                              word.partition("-")[2][:1].isupper())
+               for word, low in zip(words, lowered))
+
+
 class TemporalIndex:
-    """Quadruples grouped by entity pair (either direction) and by entity, in time order, deduplicated."""
+    """Quadruples grouped by entity pair (either direction) and by entity, in time order, deduplicated; and the
+    KG's places (:attr:`places`: the country qualifiers of names such as ``Citizen (Nigeria)``)."""
 
     def __init__(self, quads: Sequence[Quad]) -> None:
         unique = sorted({q for q in quads if q.subject != q.object}, key=lambda q: (q.time, q.subject, q.relation, q.object))
@@ -204,6 +244,7 @@ class TemporalIndex:
             self.by_entity[q.subject].append(q)
             self.by_entity[q.object].append(q)
         self._times = {e: [q.time for q in qs] for e, qs in self.by_entity.items()}
+        self.places = frozenset(m[1] for e in self.by_entity if (m := re.search(r"\(([^()]+)\)\s*$", e)))
 
     def days(self, pair: tuple[str, str]) -> list[str]:
         """The distinct ISO days on which the pair interacted, in order."""
@@ -276,7 +317,8 @@ def tkg_qa(index: TemporalIndex, pair: tuple[str, str], spec: TkgSpec, *, seed: 
     question = _pick(QUESTIONS[lang][ordered], rng).format(a=a, b=b, period=period)
     reference = "\n".join([REFERENCES[lang].format(a=a, b=b, period=period), *(f"- {x}" for x in answers)])
     return SequentialQA(f"{PIPELINE}/{lang}/{spec.source}/{number:06d}", lang, PIPELINE, question[:1].upper() + question[1:],
-                        answers, needles, ordered, reference, distractors, spec.source, subject=a)
+                        answers, needles, ordered, reference, distractors, spec.source, subject=a,
+                        subject_is_person=looks_like_person(a, index.places))
 
 
 def _distractor_quads(index: TemporalIndex, pair: tuple[str, str], by_day: dict[str, list[Quad]], days: list[str],

@@ -25,6 +25,7 @@ import pytest
 from builders.sequential_niah import SequentialNiahBuild, build
 from builders.sources.icews import read_icews
 from builders.sources.tkg_time import parse_unit
+from generators.sequential_niah.tkg import TemporalIndex, TkgSpec, looks_like_person, tkg_qas
 from needlework.errors import InputError
 
 ENTITIES = ("Iran", "China", "Russia", "Citizen (India)", "Police (Nigeria)", "Angela Merkel")
@@ -178,3 +179,12 @@ def test_an_icews18_folder_builds_real_temporal_rows_dated_within_its_span(tmp_p
     manifest = json.loads((report.out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["tkg"]["unit"] == "hour" and manifest["tkg"]["origin"] == "2018-01-01"
     assert manifest["tkg"]["splits"] == ["train.txt", "valid.txt"]
+
+
+def test_icews_questions_know_whether_their_subject_is_a_person(shared_file):
+    graph = read_icews(shared_file("tkg_icews14/entity2id.txt").parent)
+    qas = tkg_qas(graph.quads, TkgSpec("en", 40, source="icews14"), seed=0)
+    people = {qa.subject for qa in qas if qa.subject_is_person}
+    others = {qa.subject for qa in qas if not qa.subject_is_person}
+    assert people and others and not any("(" in name for name in people)
+    assert all(qa.subject_is_person == looks_like_person(qa.subject, TemporalIndex(graph.quads).places) for qa in qas)

@@ -45,6 +45,7 @@ from generators.sequential_niah.noise import (
 )
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.semantic import find_date, look_alike, noise_sets
+from generators.sequential_niah.tkg import looks_like_person
 from generators.sequential_niah.spec import (
     OFFICIAL_PREFIXES,
     OFFICIAL_SEPARATOR,
@@ -269,6 +270,33 @@ def test_generated_noise_of_a_real_temporal_question_is_near_then_about_its_subj
         assert re.fullmatch(r"[A-Z][a-z]+ Cobos于2014/\d\d/\d\d(会见了Lawmaker \(Argentina\)|访问了South Sudan)。", near)
         assert "Julio Cobos" not in near and find_date(near)[0] not in {date(2014, 3, 2), date(2014, 4, 21)}
         assert "Julio Cobos" in other and not re.search(r"\d", other)
+
+
+def test_a_real_temporal_subject_that_is_no_person_keeps_its_name_in_the_near_sentence():
+    """Issue 38: only persons are renamed. For a sector actor (``Military (Thailand)``) the near sentence is one of
+    the question's stored near misses, never a made-up "Dana (Thailand)"; without one, no near sentence can be made."""
+    needles = ("On May 20, 2014, Military (Thailand) made demands of Media (Thailand).",
+               "Military (Thailand) made an appeal to Media (Thailand) on May 21, 2014.")
+    misses = ("On May 24th, 2014, Military (Thailand) consulted with Media (Thailand).",
+              "Military (Thailand) used unconventional violence against Interim Government (Thailand) on May 22, 2014.")
+    qa = SequentialQA("real-temporal/en/icews14/000002", "en", "real-temporal", "q", needles, needles, True, "r",
+                      misses, "icews14", subject="Military (Thailand)", subject_is_person=False)
+    nears = {noise_sets(qa, np.random.default_rng(seed))[0][0] for seed in range(20)}
+    assert nears == set(misses)
+    with pytest.raises(BudgetError, match="no person's name"):
+        noise_sets(replace(qa, distractors=()), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(("name", "person"), [
+    ("Barack Obama", True), ("Cristina Fernández de Kirchner", True), ("Abu Bakr al-Baghdadi", True),
+    ("Gen Prayut Chan-o-cha", True), ("Elizabeth II", True), ("Military (Thailand)", False),
+    ("Citizen (Nigeria)", False), ("Sierra Leone", False), ("Hamas", False), ("Human Rights Watch", False),
+    ("Communist Party of India", False), ("Security Council (Russia)", False), ("Associated Press", False),
+])
+def test_a_kg_name_is_taken_for_a_person_by_its_form(name, person):
+    """ICEWS lists no entity types: two to five capitalized words (name particles allowed), no organization word,
+    no country (the KG's parenthesized qualifiers)."""
+    assert looks_like_person(name, {"Nigeria", "Thailand", "Russia", "Sierra Leone"}) is person
 
 
 @pytest.mark.parametrize(("name", "lang", "keeps"), [("Ann Cole", "en", " Cole"), ("Veloria", "en", " Veloria"),
