@@ -185,8 +185,6 @@ def official_ruler_score(references: Sequence[str], prediction: str, match: Rule
 _FINAL_ANSWER_IS = re.compile(r"The final answer is (.+)$")
 _LAST_STANDALONE_CAPITAL = re.compile(r"\b[A-Z]\b(?!.*\b[A-Z]\b)", re.DOTALL)
 _ANSWER_COLON_LETTER = re.compile(r"(?i)[\*\_]{0,2}Answer[\*\_]{0,2}\s*:[\s\*\_]{0,2}\s*([A-Z])(?![a-zA-Z0-9])")
-_FOREIGN_CHOICE_LETTERS = {"أ": " A", "ب": " B", "ج": " C", "د": " D", "অ": " A", "ব": " B", "ড": " C", "ঢ": " D",
-                           "Ａ": " A", "Ｂ": " B", "Ｃ": " C", "Ｄ": " D"}
 
 
 def official_last_box(response: str) -> str | None:
@@ -211,16 +209,18 @@ def official_choice_letter(response: str) -> str | None:
     """The chosen letter as NeMo-Skills' multiple-choice evaluator reads it (RULERv2 multi-key medium and hard).
 
     ``nemo_skills/evaluation/evaluator/mcq.py`` (``eval_mcq`` with its config defaults:
-    ``extract_from_boxed=True``, ``relaxed=True``, ``regex_first=False``) and
-    ``nemo_skills/evaluation/math_grader.py`` (``extract_answer``):
+    ``extract_from_boxed=True``, ``relaxed=True``) and ``nemo_skills/evaluation/math_grader.py``
+    (``extract_answer``), at 0b012df8a09cd4730d31b16e90a0d8f13d145fb8, the newest version run here
+    (``tests/eval/test_rulerv2_official_differential.py`` pins its verdicts):
 
     1. the last box's content (:func:`official_last_box`) when it is not empty, else the last match of
        ``The final answer is (.+)$`` (``$`` without MULTILINE: only on the response's last line):
        ``extract_answer(relaxed=True)`` is ``search_boxed(s) or search_regex(s)``, so an empty box
        falls through to the sentence (``\\boxed{}`` then "The final answer is D" reads D);
-    2. Arabic, Bengali and full-width letters A-D mapped to A-D, stripped;
-    3. one character: that character upper-cased; longer: the last standalone capital ``\\b[A-Z]\\b``;
-    4. no letter yet: the last ``Answer:`` followed by one letter (any case, asterisks or underscores
+    2. one character: that character as written (``d`` and the full-width ``Ｄ`` are not ``D``, and a box
+       holding one space reads as a space); longer: the last standalone capital ``\\b[A-Z]\\b``
+       (``\\boxed{ D }`` reads D);
+    3. no letter yet: the last ``Answer:`` followed by one letter (any case, asterisks or underscores
        around allowed, not followed by a letter or digit) over the whole response, upper-cased.
 
     None when nothing is read; a sample is correct when the letter equals the expected one.
@@ -231,14 +231,11 @@ def official_choice_letter(response: str) -> str | None:
         extracted = found[-1] if found else None
     letter = None
     if extracted is not None:
-        for foreign, latin in _FOREIGN_CHOICE_LETTERS.items():
-            extracted = extracted.replace(foreign, latin)
-        extracted = extracted.strip()
         if len(extracted) == 1:
-            letter = extracted.upper()
+            letter = extracted
         elif extracted:
             capitals = _LAST_STANDALONE_CAPITAL.findall(extracted)
-            letter = capitals[-1].strip().upper() if capitals else None
+            letter = capitals[-1].strip() if capitals else None
     if letter is None:
         stated = _ANSWER_COLON_LETTER.findall(response)
         letter = stated[-1].strip().upper() if stated else None

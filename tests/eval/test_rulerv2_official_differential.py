@@ -18,9 +18,9 @@ generated, so its verdict is compared with ``official_reasoning`` when the respo
 ``official`` otherwise; ``--reasoning required`` with ``official_reasoning`` everywhere; ``--thinking-end ''`` with
 ``official`` everywhere.
 
-Not covered: lower-case and full-width letters and whitespace-only boxes in multi-key medium and hard (left out of
-the crafted set: the mcq.py run here predates the letter normalization needlework's reader follows, so no verdict
-here would be the current official one); math, code and golden rows.
+Lower-case and full-width letters and boxes padded with or holding only whitespace are covered as mcq.py at 0b012df8
+reads them (a one-character box as written: ``\\boxed{d}`` is not D). Not covered: NeMo-Skills versions after
+0b012df8 (none that scores multiple choice could be run here); math, code and golden rows.
 """
 
 from __future__ import annotations

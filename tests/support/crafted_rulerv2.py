@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tests.support.crafted_needlebench import full_width
+
 LETTER_TASKS = ("mk_niah_medium", "mk_niah_hard")
 """Multiple-choice tasks, scored by NeMo-Skills' ``eval_mcq``; the others by ``eval_ruler2``."""
 
@@ -37,9 +39,8 @@ def wrappers(text: str) -> dict[str, str]:
 def letter_responses(gold: str) -> dict[str, str]:
     """Responses to a multiple-choice row whose answer is ``gold`` (A-D).
 
-    Lower-case letters, full-width letters and a box holding only whitespace are left out: NeMo-Skills'
-    ``mcq.py`` has read them differently across versions, and the version run for the table (0b012df8)
-    predates the one needlework follows there (see the test's docstring).
+    Lower-case and full-width letters and boxes padded with or holding only whitespace are in: they are read as
+    ``mcq.py`` at 0b012df8 reads them (a one-character box as written, so ``d`` and ``Ｄ`` are not ``D``).
     """
     wrong = "A" if gold != "A" else "B"
     return {
@@ -58,6 +59,14 @@ def letter_responses(gold: str) -> dict[str, str]:
         "answer_colon": f"Answer: {gold}",
         "answer_colon_bold": f"**Answer:** {gold}",
         "answer_colon_lower": f"answer: {gold.lower()}",
+        "answer_colon_full_width": f"Answer: {full_width(gold)}",
+        "boxed_lower": f"\\boxed{{{gold.lower()}}}",
+        "boxed_full_width": f"\\boxed{{{full_width(gold)}}}",
+        "boxed_padded": f"\\boxed{{ {gold} }}",
+        "boxed_lower_padded": f"\\boxed{{ {gold.lower()}}}",
+        "boxed_whitespace_then_answer": f"\\boxed{{ }} Answer: {gold}",
+        "boxed_lower_then_answer": f"\\boxed{{{gold.lower()}}} Answer: {gold}",
+        "final_answer_is_lower": f"The final answer is {gold.lower()}",
         "unclosed_box": f"\\boxed{{{gold}",
         "boxed_space": f"\\boxed {{{gold}}}",
         "chinese": f"答案是 {gold}",
