@@ -35,9 +35,8 @@ def _table() -> tuple[list[Question], list[CraftedAnswer]]:
                  for q in stored["questions"]]
     cases = []
     for case in stored["cases"]:
-        q = questions[case["question"]]
-        cases.append(CraftedAnswer(case["key"], case["label"], case["class"], case["wording"], q.lang, q.pipeline,
-                                   q.ordered, q.answers, q.needles, case["response"]))
+        cases.append(CraftedAnswer(case["key"], case["label"], case["class"], case["wording"],
+                                   questions[case["question"]], case["response"]))
     return questions, cases
 
 
@@ -51,9 +50,10 @@ def disagreements(cases: list[CraftedAnswer]) -> tuple[Counter, list[str]]:
     cells: Counter = Counter()
     unnamed = []
     for case in cases:
-        found = score_items(case.response, case.answers, ordered=case.ordered, needles=case.needles)
-        cells[(case.cls, case.lang, "n")] += 1
-        cells[(case.cls, case.lang, "agree")] += found.correct == case.label
+        q = case.question
+        found = score_items(case.response, q.answers, ordered=q.ordered, needles=q.needles)
+        cells[(case.cls, q.lang, "n")] += 1
+        cells[(case.cls, q.lang, "agree")] += found.correct == case.label
         if found.correct != case.label and not is_prose_commentary(case, found):
             unnamed.append(case.key)
     return cells, unnamed
@@ -62,7 +62,7 @@ def disagreements(cases: list[CraftedAnswer]) -> tuple[Counter, list[str]]:
 def test_the_table_covers_every_class_language_and_pipeline():
     questions, cases = _table()
     assert len(cases) >= 300
-    assert {(c.cls, c.lang) for c in cases} == {(cls, lang) for cls in CLASSES for lang in ("en", "zh")}
+    assert {(c.cls, c.question.lang) for c in cases} == {(cls, lang) for cls in CLASSES for lang in ("en", "zh")}
     assert {q.pipeline for q in questions} == {"synthetic-temporal", "real-temporal", "real-logical"}
     assert any("\n" in n for q in questions for n in q.needles), "multi-line diary needles"
     assert any("step number" in n or "Step " in n for q in questions for n in q.needles), "step-numbered needles"
@@ -85,7 +85,7 @@ def test_needle_worded_answers_need_the_needles():
     tests what the needles add."""
     _, cases = _table()
     worded = [c for c in cases if c.cls == "needle-worded"]
-    without = sum(score_items(c.response, c.answers, ordered=c.ordered).correct for c in worded)
+    without = sum(score_items(c.response, c.question.answers, ordered=c.question.ordered).correct for c in worded)
     assert without < len(worded) / 2
 
 

@@ -24,9 +24,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
 
 import numpy as np
 
@@ -51,22 +50,15 @@ class Question:
 
 @dataclass(frozen=True)
 class CraftedAnswer:
-    """One crafted answer and its label by the paper's rule."""
+    """One crafted answer to ``question`` and its label by the paper's rule (``cls``: its class, one of
+    :data:`CLASSES`; ``wording``: reference or needle)."""
 
     key: str
     label: bool
     cls: str
     wording: str
-    lang: str
-    pipeline: str
-    ordered: bool
-    answers: tuple[str, ...]
-    needles: tuple[str, ...]
+    question: Question
     response: str
-
-    def as_dict(self) -> dict[str, Any]:
-        """The answer as a table row (JSON-ready)."""
-        return {**asdict(self), "answers": list(self.answers), "needles": list(self.needles)}
 
 
 def _rng(*parts: str) -> np.random.Generator:
@@ -149,8 +141,7 @@ def crafted_answers(question: Question, others: Sequence[Question]) -> list[Craf
 
     def add(cls: str, wording: str, items: Sequence[str], label: bool) -> None:
         style = int(rng.integers(6))
-        out.append(CraftedAnswer(f"{question.qid}/{cls}/{wording}", label, cls, wording, question.lang,
-                                 question.pipeline, question.ordered, question.answers, question.needles,
+        out.append(CraftedAnswer(f"{question.qid}/{cls}/{wording}", label, cls, wording, question,
                                  render(items, question.lang, style)))
 
     add("reference-worded", "reference", question.answers, True)
