@@ -16,8 +16,11 @@ How the tokens are counted, first that applies (:func:`discover_rule`):
 4. llama-cpp-python's ``POST /extras/tokenize/count`` on each message, plus the chat overhead.
 
 N is ``--max-model-len`` when given, else what the server says (vLLM: ``max_model_len`` in
-``GET /v1/models``; llama.cpp: ``n_ctx`` in ``GET /props``). Without N or a way to count, prompts
-are sent as before and a server's refusal is recorded as ``context_length``.
+``GET /v1/models``; llama.cpp: ``n_ctx`` in ``GET /props``). Without N, prompts are sent as before and a
+server's refusal is recorded as ``context_length``. With N but no way to count, a prompt is sent only when
+its UTF-8 bytes show it fits (a token is at least one byte, :data:`SURE_TO_FIT_MARGIN` for the template);
+the first that does not stops the run before it is sent (:class:`UncountedPrompt`, naming ``--tokenizer``),
+so no prompt over the window is ever sent uncounted and no scale is reported as fitting untested.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 
 import aiohttp
 
-from needlework.backends.base import Message, SampleError
+from needlework.backends.base import BackendError, Message, SampleError
 
 CHAT_TOKENS_PER_MESSAGE = 4
 CHAT_TOKENS_PER_PROMPT = 3
@@ -43,26 +46,44 @@ Count = Callable[[aiohttp.ClientSession, Sequence[Message]], Awaitable[int]]
 """Counts a conversation's prompt tokens, asking the server through the given session where it must."""
 
 
+NOT_COUNTED = "not counted: the server has no tokenize route and no --tokenizer was given"
+"""``counted_by`` of a rule that knows N but cannot count (only prompts whose bytes fit are sent)."""
+
+
+class UncountedPrompt(BackendError):
+    """A prompt that may exceed the model's window and cannot be counted: the run stops before sending it."""
+
+
 @dataclass(frozen=True)
 class WindowRule:
     """A model's window and how its prompts are counted.
 
     Attributes:
         window: N, the model's context window in tokens (prompt + completion).
-        count: The prompt tokens of a conversation, in the model's tokens.
+        count: The prompt tokens of a conversation, in the model's tokens; None when they cannot be counted.
         counted_by: How ``count`` counts (recorded in the run's provenance).
     """
 
     window: int
-    count: Count
+    count: Count | None
     counted_by: str
 
     async def check(self, session: aiohttp.ClientSession, messages: Sequence[Message],
                     max_tokens: int) -> tuple[int | None, SampleError | None]:
-        """(prompt tokens or None when not counted, the ``skipped_window`` error when the prompt is over)."""
+        """(prompt tokens or None when not counted, the ``skipped_window`` error when the prompt is over).
+
+        Raises:
+            UncountedPrompt: The prompt's bytes do not show that it fits, and there is no way to count it.
+        """
         size = sum(len(m["content"].encode("utf-8")) for m in messages)
         if size + SURE_TO_FIT_MARGIN + max_tokens <= self.window:
             return None, None
+        if self.count is None:
+            raise UncountedPrompt(
+                f"a prompt of {size:,} bytes may not fit the model's window of {self.window:,} tokens (with max_tokens "
+                f"{max_tokens:,}), and it cannot be counted ({self.counted_by}); pass --tokenizer with the model's "
+                "tokenizer (e.g. --tokenizer qwen2.5) so every prompt is counted before it is sent. Nothing was sent "
+                "uncounted")
         tokens = await self.count(session, messages)
         if tokens + max_tokens <= self.window:
             return tokens, None
@@ -77,7 +98,8 @@ def server_root(base_url: str) -> str:
 
 async def discover_rule(session: aiohttp.ClientSession, base_url: str, model: str, window: int | None,
                         tokenizer: str | None) -> WindowRule | None:
-    """The window rule for a server (module docstring), or None when N is unknown or prompts cannot be counted.
+    """The window rule for a server (module docstring), or None when N is unknown; with N but no way to count, a
+    rule that sends only prompts whose bytes fit (:data:`NOT_COUNTED`).
 
     ``session`` serves the discovery only; the rule asks through the session it is given at each check.
     """
@@ -96,7 +118,7 @@ async def discover_rule(session: aiohttp.ClientSession, base_url: str, model: st
                 return WindowRule(window, count, name)
         except (aiohttp.ClientError, ValueError, KeyError, TypeError):
             continue
-    return None
+    return WindowRule(window, None, NOT_COUNTED)
 
 
 async def _post(session: aiohttp.ClientSession, url: str, payload: dict[str, Any]) -> Any:

@@ -256,6 +256,27 @@ def test_a_65536_token_model_runs_64k_and_skips_128k_and_above(window_release, q
             in (tmp_path / "report" / "report.md").read_text(encoding="utf-8"))
 
 
+def test_a_window_that_cannot_be_counted_stops_the_run_before_an_uncounted_prompt(window_release, tmp_path):
+    """Issue 39: N given, no --tokenizer and a server without a tokenize route. A 64K-token corpus's bytes do not show
+    that it fits 65,536 tokens, so the run stops before sending it, naming --tokenizer; no scale is called fitting."""
+    from needlework.backends.window import NOT_COUNTED
+
+    configs = [f"{CONTEXTS_PREFIX}{s}" for s in ("64K", "128K")]
+    script = Script(answers=perfect_answers(all_rows(window_release, configs)))
+    script.keep_payloads = True
+    out = tmp_path / "run"
+    with stub_server(script) as server:
+        result = CliRunner().invoke(main, ["run", "--dataset", str(window_release), "--config", ",".join(configs),
+                                           "--backend", "openai", "--base-url", server.base_url, "--model", MODEL,
+                                           "--output-dir", str(out), "--no-progress", "--max-model-len", "65536"])
+    assert result.exit_code != 0 and "--tokenizer" in result.output and "cannot be counted" in result.output
+    assert script.payloads == []  # nothing was sent uncounted
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["stopped"] and results["provenance"]["window_counted_by"] == NOT_COUNTED
+    cells = results["scores"].get("embs", {}).get("systems", {}).get("long-context", {})
+    assert not any(cell.get("window") == "fits" for cell in cells.values())
+
+
 # Kill and resume: run and judge -------------------------------------------------------------------------
 
 
