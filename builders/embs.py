@@ -32,7 +32,7 @@ from tqdm.autonotebook import tqdm
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts
 from builders.embs_real import official_ladder, prepare_bank, read_sources, stage_three
-from builders.embs_world import compose_queries, grow
+from builders.embs_world import GoldRoom, compose_queries, grow
 from builders.engine import (
     Engine,
     engine_of,
@@ -48,6 +48,7 @@ from builders.retrieval.ladder import (
 )
 from generators.embs.ladder import Corpus, build_ladder
 from generators.embs.prompts import (
+    CHAT_TEMPLATE_RESERVE,
     DOCUMENT_TEMPLATE,
     instructions,
     render_document,
@@ -57,6 +58,7 @@ from generators.embs.spec import (
     BENCHMARK,
     MAX_SCALE,
     scale_sort_key,
+    scale_tokens,
 )
 from generators.world.schema import DOMAINS
 from needlework.errors import BudgetError
@@ -140,13 +142,14 @@ class BuildReport:
 
 
 def reserves(queries: list[dict[str, Any]], domains: tuple[str, ...], tokens: TokenCounter, generation_reserve: int) -> dict[str, int]:
-    """Per domain (and ``all``): the longest instruction + query of its queries, plus the generation reserve."""
+    """Per domain (and ``all``): the longest instruction + query of its queries, plus the generation reserve and
+    :data:`generators.embs.prompts.CHAT_TEMPLATE_RESERVE`."""
     need: dict[str, int] = {d: 0 for d in (*domains, "all")}
     for q in queries:
         longest = max(tokens.count_batch(list(instructions(q["query"]))).tolist())
         need[q["domain"]] = max(need[q["domain"]], longest)
         need["all"] = max(need["all"], longest)
-    return {d: n + generation_reserve for d, n in need.items()}
+    return {d: n + generation_reserve + CHAT_TEMPLATE_RESERVE for d, n in need.items()}
 
 
 def ladder_rows(ladder: list[Corpus]) -> Iterator[dict[str, Any]]:
@@ -220,7 +223,8 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         "unit_tokens_per_k": spec.ladder_spec().unit, "generation_reserve": spec.generation_reserve,
         "document_template": DOCUMENT_TEMPLATE, "reserves": need,
         "stages": {"candidates": dict(stages.candidates), "near_duplicates": stages.duplicates, "conflicts": stages.conflicts,
-                   "false_negatives": stages.false_negatives, "kept": dict(stages.kept), "short": stages.short},
+                   "false_negatives": stages.false_negatives, "over_budget": stages.over_budget, "kept": dict(stages.kept),
+                   "short": stages.short},
         "collision_labeler": (spec.llm_model or "none") if spec.real else "oracle", "build_retriever": spec.build_retriever,
     })
     facts = FACTS if official is None or not official.attribution else replace(FACTS, attribution=official.attribution)
@@ -228,6 +232,7 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
     with ReleaseWriter(out, facts, manifest) as release:
         release.card_fields["table3"] = report.table3 or "(no retrievers were run)"
         release.card_fields["bank_stats"] = _bank_stats(wbank.n_tokens, queries, ladder)
+        release.card_fields["track1_hops"] = _track1_hops(queries)
         for config in [*FEATURES, *(context_config(s) for s in contexts)]:
             release.declare(config, features(config))
         bar = tqdm(total=len(wbank.titles), desc="write bank", unit="doc", disable=not progress)
@@ -277,8 +282,10 @@ def _prepare_world(spec: EmbsBuild, tokens: TokenCounter, bank_of: Any, progress
     """Stages I-III on the synthetic world (exact oracle)."""
     world = grow(spec.entities, spec.twin_fraction, spec.seed)
     clock.lap("world")
+    ladder = spec.ladder_spec()
+    room = GoldRoom(scale_tokens(ladder.domain_scales[0], ladder.unit), spec.generation_reserve + CHAT_TEMPLATE_RESERVE)
     wbank, bank, queries, collisions, stages = compose_queries(world, spec.query_spec(), spec.build_retriever, bank_of,
-                                                               spec.seed, tokens, progress, engine)
+                                                               spec.seed, tokens, progress, engine, room)
     clock.lap("bank_and_queries")
     return wbank, bank, queries, collisions, stages, {"world": f"synthetic(entities={spec.entities}, seed={spec.seed})"}, None
 
@@ -310,6 +317,12 @@ def _bank_stats(n_tokens: np.ndarray, queries: list[dict[str, Any]], ladder: lis
     return (f"- MemoryBank: {len(n_tokens):,} documents, {int(n_tokens.sum()):,} tokens (mean {float(n_tokens.mean()):,.0f})\n"
             f"- queries: {len(queries)} ({kinds['none']} single-source, {kinds['rewrite']} Track 1, {kinds['atomize']} Track 2)\n"
             f"- ladder scales (corpora): {scales}")
+
+
+def _track1_hops(queries: list[dict[str, Any]]) -> str:
+    """How often each relation is Track 1's first hop in this release, most frequent first (the card's hop mix)."""
+    firsts = collections.Counter(q["hop_ids"][0] for q in queries if q["track"] == "rewrite" and q.get("hop_ids"))
+    return ", ".join(f"`{hop}` {n}" for hop, n in sorted(firsts.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
 
 
 def _scale_counts(ladder: list[Corpus]) -> list[tuple[str, int]]:

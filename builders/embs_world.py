@@ -23,7 +23,7 @@ from builders.retrieval.base import ranks_of
 from builders.retrieval.ladder import Bank, LazyColumn, nearest_outside
 from generators.embs.calibration import difficulty, keep_distinct
 from generators.embs.collisions import Tested, Verdict, apply_verdicts, oracle_label
-from generators.embs.prompts import render_document
+from generators.embs.prompts import instructions, render_document
 from generators.embs.spec import QuerySpec
 from generators.embs.world_bank import (
     BankEntries,
@@ -131,6 +131,7 @@ class WorldStages:
     duplicates: int = 0
     conflicts: int = 0
     false_negatives: int = 0
+    over_budget: int = 0
     kept: Counter = field(default_factory=Counter)
     short: dict[str, int] = field(default_factory=dict)
 
@@ -142,6 +143,24 @@ class WorldStages:
             return None
         self.false_negatives += len(tested.ref_list) - len(refs)
         return tested
+
+
+@dataclass(frozen=True)
+class GoldRoom:
+    """What a domain's base corpus can hold of its queries' gold documents (the ladder's check, made while
+    queries are chosen, so that a query whose documents would not fit gives way to the next candidate).
+
+    Attributes:
+        budget: The base scale in tokens (64K: 65,536).
+        fixed_reserve: Tokens reserved whatever the queries: generation reserve and chat template.
+    """
+
+    budget: int
+    fixed_reserve: int
+
+    def fits(self, gold_tokens: int, longest_instruction: int) -> bool:
+        """Whether gold documents of ``gold_tokens`` fit beside the longest instruction + query and the fixed reserve."""
+        return gold_tokens + longest_instruction + self.fixed_reserve <= self.budget
 
 
 def query_row(qid: str, query: str, answer: str, answers: Sequence[str], tested: Tested, gold_ranks: Sequence[int], *,
@@ -197,12 +216,13 @@ def build_bank(world: World, atomized: dict[int, list[tuple[int, int]]], langs: 
 
 
 def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any, seed: int, tokens: TokenCounter,
-                    progress: bool, engine: Engine | None = None
+                    progress: bool, engine: Engine | None = None, room: GoldRoom | None = None
                     ) -> tuple[WorldBank, Bank, list[dict[str, Any]], list[dict[str, Any]], WorldStages]:
     """Stages I-III on the world: returns the bank, its retrievers, the query rows and the collision rows.
 
     ``bank_of(titles, texts)`` makes the :class:`Bank` (the builder passes its retriever settings); the bank's
-    token counting runs on ``engine`` (default: this process).
+    token counting runs on ``engine`` (default: this process). With ``room``, a query whose gold documents would
+    overflow its domain's base corpus is passed over (counted in ``over_budget``) for the next candidate.
     """
     langs = entity_langs(world, seed)
     solver = FactSolver(world.facts())
@@ -225,6 +245,9 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
     twins = twins_of(world)
     queries, collisions = [], []
     taken: Counter = Counter()
+    gold: dict[str, set[int]] = {d: set() for d in spec.domains}
+    longest: Counter = Counter()
+
     def wanted(i: int) -> bool:
         return taken[(survivors[i].domain, survivors[i].track)] < quotas[survivors[i].track]
 
@@ -235,6 +258,13 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
         tested = stages.admit(refs, verdicts)
         if tested is None:
             continue
+        if room is not None:
+            domain_gold = gold[query.domain] | set(tested.ref_list)
+            instruction = max(tokens.count_batch(list(instructions(query.query))).tolist())
+            if not room.fits(int(wbank.n_tokens[sorted(domain_gold)].sum()), max(longest[query.domain], instruction)):
+                stages.over_budget += 1
+                continue
+            gold[query.domain], longest[query.domain] = domain_gold, max(longest[query.domain], instruction)
         taken[(query.domain, query.track)] += 1
         ranks = ranks_of(query_scores, np.asarray(tested.ref_list, dtype=np.int64)).tolist()
         queries.append(query_row(f"embs/{query.key}", query.query, query.answer, [query.answer], tested, ranks,

@@ -7,8 +7,9 @@ Answer, RefList):
 - **hard_negative**: similar but does not support the answer -> kept as a distractor;
 - **false_negative**: provides valid evidence -> added to the RefList.
 
-On the synthetic world the judge is an exact oracle over the facts a document states (spec §3):
-it states a required fact -> false negative; it states the same (subject, relation) as a required
+On the synthetic world the judge is an exact oracle over the facts a document states (spec §3),
+in either direction for a symmetric relation (:func:`with_mirrors`: the article of a spouse states
+the marriage too): it states a required fact -> false negative; it states the same (subject, relation) as a required
 fact with another object or year -> conflict (a consistent world never has one; tests inject one);
 otherwise hard negative. Twins of the path's entities are added as hard negatives whatever their
 rank (``origin="twin"``). Real sources use an LLM verifier (``builders/embs_llm.py``) instead.
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from generators.world.model import Fact
+from generators.world.schema import SYMMETRIC_RELATIONS
 
 
 @dataclass(frozen=True)
@@ -47,11 +49,20 @@ def _year(fact: Fact) -> str | None:
     return fact.time[:4] if fact.time else None
 
 
+def with_mirrors(statements: Sequence[Fact]) -> list[Fact]:
+    """``statements`` and, for each of a symmetric relation (:data:`SYMMETRIC_RELATIONS`), the same fact read from
+    its object: "A married B in 2022" states B's marriage to A as much as A's to B."""
+    mirrored = [Fact(f.object, f.relation, f.subject, f.time, f.value) for f in statements
+                if f.relation in SYMMETRIC_RELATIONS and f.object is not None]
+    return [*statements, *mirrored]
+
+
 def oracle_label(required: Sequence[Fact], statements: Sequence[Fact]) -> str:
-    """The exact Stage III label of a document stating ``statements`` for a query needing ``required``."""
+    """The exact Stage III label of a document stating ``statements`` (either direction of a symmetric relation
+    counts, :func:`with_mirrors`) for a query needing ``required``."""
     needed = {(f.subject, f.relation): f for f in required}
     supports = False
-    for stated in statements:
+    for stated in with_mirrors(statements):
         want = needed.get((stated.subject, stated.relation))
         if want is None:
             continue

@@ -62,6 +62,12 @@ def serialize_corpus(documents: Iterable[str]) -> str:
     return "".join(documents)
 
 
+CHAT_TEMPLATE_RESERVE = 64
+"""Tokens every ladder budget keeps for the chat template a served model wraps the prompt in (OURS: role markers
+and a default system prompt take 20-40 tokens in Qwen2.5's and Llama 3's templates); the budget's reserve is
+this, the longest instruction + query, and the generation reserve."""
+
+
 def instructions(query: str, k: int = DEFAULT_K) -> tuple[str, str]:
     """The text that follows the corpus in the localization and the QA prompt (budgets reserve the longer)."""
     return LOCALIZE_TEMPLATE.format(query=query, k=k), QA_TEMPLATE.format(query=query)

@@ -1,6 +1,10 @@
 """EMB-S queries on the synthetic world: single-source, Track 1 (rewriting) and Track 2 (atomization).
 
-Every query is exact: the independent :class:`FactSolver` confirms one answer for its hop chain.
+Every query is exact: the independent :class:`FactSolver` confirms one answer for its hop chain. Every
+query needs its whole RefList and nothing else (:func:`needs_every_reference`): each fact it asks is
+stated only by RefList documents (a marriage is stated in both spouses' articles, so "the spouse of X"
+has two), no one document states all of them, and the answer is not named in the question ("the
+spouse of the spouse of X" is X).
 
 - **Single-source** (|RefList| = 1): a 1-hop question about an entity; RefList = its article.
 - **Track 1, retrieval-guided rewriting** (§3.3, A.1.2): a 2-hop question from an entity ``s``
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +33,7 @@ from generators.embs.spec import BENCHMARK
 from generators.embs.world_bank import article, piece_ranges
 from generators.seeding import rng_for
 from generators.world.model import Fact, World
-from generators.world.schema import HOPS, KIND_BY_ID, Hop
+from generators.world.schema import HOPS, KIND_BY_ID, SYMMETRIC_RELATIONS, Hop
 from generators.world.solver import FactSolver, Unsolvable
 from generators.world.tables import LEXICONS
 
@@ -93,6 +97,30 @@ def _answer_text(world: World, answer: int | str, lang: str) -> str:
     return answer if isinstance(answer, str) else world.name(answer, lang)
 
 
+def stating_entities(fact: Fact) -> frozenset[int]:
+    """The entities whose articles state ``fact``: its subject, and its object too for a symmetric relation."""
+    if fact.relation in SYMMETRIC_RELATIONS and fact.object is not None:
+        return frozenset((fact.subject, fact.object))
+    return frozenset((fact.subject,))
+
+
+def needs_every_reference(required: Sequence[Fact], refs: Collection[int]) -> bool:
+    """Whether the articles of ``refs`` (the RefList's entities) are exactly the evidence ``required`` needs:
+    every required fact is stated only by them (else another document answers, and Stage III would find a
+    false negative), and, for two or more entities, no one entity's article states every required fact
+    (A.1.2: a rewritten query needs the RefDoc and the added document both)."""
+    stating = [stating_entities(fact) for fact in required]
+    if any(not entities <= set(refs) for entities in stating):
+        return False
+    return len(set(refs)) == 1 or not frozenset.intersection(*stating)
+
+
+def answer_in_question(question: str, answer: str, answer_id: int | str, path: Collection[int]) -> bool:
+    """Whether the question gives its answer away: the answer entity is on its path ("the spouse of the spouse of
+    X" is X; "the country of the capital of X" is X) or the answer's text is in the question."""
+    return (isinstance(answer_id, int) and answer_id in path) or answer.casefold() in question.casefold()
+
+
 def required_fact(world: World, subject: int, hop: Hop, answer: int | str) -> Fact:
     """The fact of ``subject`` that answers ``hop`` with ``answer`` (an entity id, or a year)."""
     for fact in world.facts_of[subject]:
@@ -119,14 +147,17 @@ def _one_hop(world: World, solver: FactSolver, entity: int) -> list[tuple[Hop, i
 
 def single_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int) -> WorldQuery | None:
     """A single-source 1-hop question about ``entity``, or None if it has no uniquely answered hop."""
-    options = _one_hop(world, solver, entity)
+    lex = LEXICONS[lang]
+    options = [(hop, answer, required_fact(world, entity, hop, answer)) for hop, answer in _one_hop(world, solver, entity)]
+    options = [(hop, answer, fact) for hop, answer, fact in options if needs_every_reference((fact,), (entity,))
+               and not answer_in_question(lex.hops[hop.id][1].format(x=world.name(entity, lang)),
+                                          _answer_text(world, answer, lang), answer, (entity,))]
     if not options:
         return None
-    hop, answer = options[int(rng_for(seed, BENCHMARK, "single", entity).integers(len(options)))]
-    lex = LEXICONS[lang]
+    hop, answer, fact = options[int(rng_for(seed, BENCHMARK, "single", entity).integers(len(options)))]
     return WorldQuery(
         f"{domain}/none/e{entity}", lex.hops[hop.id][1].format(x=world.name(entity, lang)), _answer_text(world, answer, lang),
-        lang, domain, "none", (hop.id,), (entity,), (required_fact(world, entity, hop, answer),), ((entity, 0),),
+        lang, domain, "none", (hop.id,), (entity,), (fact,), ((entity, 0),),
     )
 
 
@@ -136,6 +167,7 @@ def rewrite_query(
 ) -> WorldQuery | None:
     """A Track 1 two-hop question through a near, same-language, non-atomized neighbour, or None."""
     lang = langs[entity]
+    lex = LEXICONS[lang]
     near: set[int] | None = None
     options = []
     for hop1, mid in _one_hop(world, solver, entity):
@@ -148,13 +180,14 @@ def rewrite_query(
         if mid not in near:
             continue
         for hop2, answer in _one_hop(world, solver, mid):
-            options.append((hop1, mid, hop2, answer))
+            required = (required_fact(world, entity, hop1, mid), required_fact(world, mid, hop2, answer))
+            text = lex.hops[hop2.id][1].format(x=lex.hops[hop1.id][0].format(x=world.name(entity, lang)))
+            if needs_every_reference(required, (entity, mid)) and not answer_in_question(
+                    text, _answer_text(world, answer, lang), answer, (entity, mid)):
+                options.append((hop1, mid, hop2, answer, text, required))
     if not options:
         return None
-    hop1, mid, hop2, answer = options[int(rng_for(seed, BENCHMARK, "rewrite", entity).integers(len(options)))]
-    lex = LEXICONS[lang]
-    text = lex.hops[hop2.id][1].format(x=lex.hops[hop1.id][0].format(x=world.name(entity, lang)))
-    required = (required_fact(world, entity, hop1, mid), required_fact(world, mid, hop2, answer))
+    hop1, mid, hop2, answer, text, required = options[int(rng_for(seed, BENCHMARK, "rewrite", entity).integers(len(options)))]
     return WorldQuery(
         f"{domain}/rewrite/e{entity}", text, _answer_text(world, answer, lang), lang, domain, "rewrite",
         (hop1.id, hop2.id), (entity, mid), required, ((entity, 0), (mid, 0)),
@@ -170,8 +203,13 @@ def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, doma
     art = article(world, entity, lang)
     facts = world.facts_of[entity]
     located = []
+    lex = LEXICONS[lang]
+    name = world.name(entity, lang)
     for hop, answer in _one_hop(world, solver, entity):
         fact = required_fact(world, entity, hop, answer)
+        if not needs_every_reference((fact,), (entity,)) or answer_in_question(
+                lex.hops[hop.id][1].format(x=name), _answer_text(world, answer, lang), answer, (entity,)):
+            continue
         sentence = art.fact_sentences[facts.index(fact)]
         part = next((i for i, p in enumerate(art.parts) if sentence in p), None)
         if part is not None and part > 0:
@@ -191,8 +229,6 @@ def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, doma
     texts = ["\n\n".join(art.parts[a:b]) for a, b in ranges]
     if any(all(s in t for s in sentences) for t in texts) or piece_of[0] == piece_of[1]:
         return None
-    lex = LEXICONS[lang]
-    name = world.name(entity, lang)
     text = CONJUNCTION[lang].format(first=lex.hops[first[0].id][1].format(x=name), second=lex.hops[second[0].id][1].format(x=name))
     answer = ANSWER_JOINER[lang].join(_answer_text(world, f[1], lang) for f in (first, second))
     query = WorldQuery(

@@ -131,6 +131,8 @@ class Relation:
         functional: At most one fact per subject by construction. Questions may still walk
             non-functional relations; the solver rejects those that turn out ambiguous.
         section: The article section (id) whose text states it.
+        symmetric: ``s r o`` holds exactly when ``o r s`` does, and the world states both (a marriage
+            is in both spouses' articles): a document stating one states the other.
     """
 
     name: str
@@ -139,6 +141,7 @@ class Relation:
     time: TimePrecision
     functional: bool
     section: str
+    symmetric: bool = False
 
 
 RELATIONS: tuple[Relation, ...] = (
@@ -156,7 +159,7 @@ RELATIONS: tuple[Relation, ...] = (
     Relation("employed_by", ("person",), ("company", "university", "publication"), "date", False, "career"),
     Relation("member_of", ("person",), ("band",), "date", False, "career"),
     Relation("party_member", ("person",), ("party",), "date", True, "career"),
-    Relation("spouse", ("person",), ("person",), "date", True, "personal_life"),
+    Relation("spouse", ("person",), ("person",), "date", True, "personal_life", symmetric=True),
     Relation("died_in", ("person",), ("city",), "date", True, "personal_life"),
     Relation("performed_by", ("song",), ("band", "person"), "none", True, "production"),
     Relation("written_by", ("book",), ("person",), "none", True, "production"),
@@ -167,6 +170,7 @@ RELATIONS: tuple[Relation, ...] = (
     Relation("published", ("book",), (), "year", True, "release"),
 )
 RELATION_BY_NAME: dict[str, Relation] = {r.name: r for r in RELATIONS}
+SYMMETRIC_RELATIONS: frozenset[str] = frozenset(r.name for r in RELATIONS if r.symmetric)
 """``population`` carries its count in the fact's ``value`` and the census year in ``time``."""
 
 SECTIONS_OF_CLASS: dict[str, tuple[str, ...]] = {
