@@ -32,6 +32,7 @@ from tqdm.autonotebook import tqdm
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts
 from builders.embs_real import official_ladder, prepare_bank, read_sources, stage_three
+from builders.sources.embs_source import EmbsSource
 from builders.embs_world import GoldRoom, compose_queries, grow
 from builders.engine import (
     Engine,
@@ -66,6 +67,7 @@ from needlework.tokenizers import load_tokenizer
 from needlework.tokens import TokenCounter
 
 TEST = "test"
+TRAIN = "train"
 _str, _i64, _i32, _i8, _f32, _f64 = (Value(t) for t in ("string", "int64", "int32", "int8", "float32", "float64"))
 FEATURES: dict[str, Features] = {
     "memorybank": Features({
@@ -223,8 +225,8 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         "unit_tokens_per_k": spec.ladder_spec().unit, "generation_reserve": spec.generation_reserve,
         "document_template": DOCUMENT_TEMPLATE, "reserves": need,
         "stages": {"candidates": dict(stages.candidates), "near_duplicates": stages.duplicates, "conflicts": stages.conflicts,
-                   "false_negatives": stages.false_negatives, "over_budget": stages.over_budget, "kept": dict(stages.kept),
-                   "short": stages.short},
+                   "false_negatives": stages.false_negatives, "over_budget": stages.over_budget,
+                   "cross_domain": stages.cross_domain, "kept": dict(stages.kept), "short": stages.short},
         "collision_labeler": (spec.llm_model or "none") if spec.real else "oracle", "build_retriever": spec.build_retriever,
     })
     facts = FACTS if official is None or not official.attribution else replace(FACTS, attribution=official.attribution)
@@ -253,6 +255,15 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
                 if config == "memorybank":
                     bar.update(1)
         bar.close()
+        train = official_train_rows(official) if official is not None else []
+        if train:  # the release's train pairs (qar/train_sft.jsonl), kept apart from the test queries, never merged
+            release.open_split("queries", TRAIN)
+            release.open_split("qrels", TRAIN)
+            for row in train:
+                release.write("queries", TRAIN, row)
+                for doc in row["ref_list"]:
+                    release.write("qrels", TRAIN, {"query-id": row["qid"], "corpus-id": doc, "score": 1})
+            report.rows["queries/train"] = len(train)
         clock.lap("write")
         for scale in contexts:
             config = context_config(scale)
@@ -262,6 +273,21 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
                 report.rows[config] += 1
         clock.lap("contexts")
     return report
+
+
+def official_train_rows(source: EmbsSource) -> list[dict[str, Any]]:
+    """The official release's train pairs as ``queries`` rows of a ``train`` split: the release's ids (bank positions)
+    as RefLists; no calibration or collision testing (the test queries' stages), so those fields are empty."""
+    rows = []
+    for t in source.triples.to_pylist():
+        if t["split"] != TRAIN:
+            continue
+        refs = list(t["ref_docs"])
+        rows.append({"qid": f"embs/{t['qid']}", "query": t["query"], "answer": t["answer"], "answers": list(t["answers"]),
+                     "ref_list": refs, "n_refs": len(refs), "kind": "single" if len(refs) == 1 else "multi",
+                     "track": "release", "hops": 1, "domain": t["domain"], "lang": t["lang"], "source": t["source"],
+                     "hard_negatives": [], "calib_ranks": [], "calib_bucket": "", "entity_id": None, "hop_ids": []})
+    return rows
 
 
 class _Stopwatch:

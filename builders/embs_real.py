@@ -38,6 +38,7 @@ from generators.embs.ladder import Corpus
 from generators.embs.spec import (
     BASE_SCALE,
     BENCHMARK,
+    MAX_SCALE,
     LadderSpec,
     QuerySpec,
     scale_sort_key,
@@ -45,7 +46,7 @@ from generators.embs.spec import (
 )
 from generators.seeding import rng_for
 from generators.world.schema import DOMAINS
-from needlework.errors import SpecError
+from needlework.errors import BudgetError, SpecError
 from needlework.tokens import TokenCounter
 
 
@@ -152,8 +153,9 @@ def prepare_bank(source: EmbsSource, spec: QuerySpec, llm: LlmStages | None, *, 
     n_tokens = count_serialized(titles, texts, tokens, engine=engine)
     # The release gives a domain only to documents of its 64K domain corpora; the rest keep none (-1).
     domains = np.array([DOMAINS.index(d["domain"]) if d["domain"] else -1 for d in ordered], dtype=np.int8)
-    for t in triples:
-        t.domain = t.domain or next((ordered[r]["domain"] for r in t.refs if ordered[r]["domain"]), None)
+    for t in triples:  # a query without a domain takes its references' one domain; references in two give none
+        named = {ordered[r]["domain"] for r in t.refs if ordered[r]["domain"]}
+        t.domain = t.domain or (named.pop() if len(named) == 1 else None)
     bank = RealBank(titles, texts, [d["lang"] for d in ordered], [d["source"] for d in ordered],
                     ["atom" if d["origin"] == "atom" else "source" for d in ordered], n_tokens, domains)
     return bank, triples
@@ -173,6 +175,9 @@ def stage_three(rbank: RealBank, bank: Bank, triples: list[_Triple], spec: Query
         keep = keep_distinct(bank.query_vectors(retriever, [t.query for t in triples]), spec.dedup_threshold)
     stages.duplicates = int((~keep).sum())
     survivors = [t for t, k in zip(triples, keep) if k and (official or t.domain in spec.domains)]
+    spanning = [t for t in survivors if t.domain is None and len({int(rbank.domains[r]) for r in t.refs} - {-1}) > 1]
+    stages.cross_domain = [f"embs/{t.qid}" for t in spanning]  # no domain corpus holds its RefList: not asked
+    survivors = [t for t in survivors if not any(t is other for other in spanning)]
     looked = [_look_up(scores, survivors[i].refs, spec.collision_k)
               for i, scores in bank.scored(retriever, [t.query for t in survivors])]
     if llm is not None:
@@ -221,6 +226,8 @@ def official_ladder(source: EmbsSource, rbank: RealBank, reserves: dict[str, int
 
     Raises:
         SpecError: ``spec`` has another base than the paper's 64K, the release's.
+        BudgetError: A release corpus does not fit its scale's budget less the reserve under this build's tokenizer
+            (the authors name none): named with its scale, domain and token counts.
     """
     if spec.base_scale != BASE_SCALE:
         raise SpecError(f"the official release's ladder has the paper's {BASE_SCALE} base, not {spec.base_scale}")
@@ -229,8 +236,14 @@ def official_ladder(source: EmbsSource, rbank: RealBank, reserves: dict[str, int
         ids = np.asarray(c.docs, dtype=np.int64)
         tier = ("domain" if c.scale == spec.base_scale else "mixed" if c.domain != "all"
                 else "shared" if c.scale == spec.shared_scale else "global")
-        corpora.append(Corpus(c.scale, tier, c.domain, scale_tokens(c.scale, spec.unit), reserves.get(c.domain, reserves["all"]),
-                              int(rbank.n_tokens[ids].sum()), 0, ids))
+        budget, reserve = scale_tokens(c.scale, spec.unit), reserves.get(c.domain, reserves["all"])
+        measured = int(rbank.n_tokens[ids].sum())
+        if c.scale != MAX_SCALE and measured > budget - reserve:
+            raise BudgetError(f"the official {c.scale} corpus of {c.domain} has {measured:,} tokens under this build's "
+                              f"tokenizer, over its budget of {budget:,} less {reserve:,} reserved for the instruction, the "
+                              f"query and the answer ({len(ids):,} documents); build with the tokenizer of the model to be "
+                              "evaluated (--tokenizer) or a smaller --generation-reserve")
+        corpora.append(Corpus(c.scale, tier, c.domain, budget, reserve, measured, 0, ids))
     return sorted(corpora, key=lambda c: (scale_sort_key(c.scale), c.domain))
 
 

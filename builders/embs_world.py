@@ -132,6 +132,7 @@ class WorldStages:
     conflicts: int = 0
     false_negatives: int = 0
     over_budget: int = 0
+    cross_domain: list[str] = field(default_factory=list)
     kept: Counter = field(default_factory=Counter)
     short: dict[str, int] = field(default_factory=dict)
 

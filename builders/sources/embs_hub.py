@@ -105,7 +105,8 @@ def read_embs_hub(
     Returns:
         Documents (bank order; empty titles: the release has none), triples (qid
         ``embs-hub/<split>/<00000>``, 0-based position in the split's file), the ladder corpora
-        (ascending scale, then domain), sha256 of every file read.
+        (ascending scale, then domain), sha256 of every file read, keyed ``hub:<repo>/<path>`` or
+        ``local-copy/<path>`` (the path inside the repo: the same files give the same keys wherever they lie).
 
     Raises:
         SpecError: An unknown split or scale, or no flat scale among ``scales``.
@@ -116,7 +117,9 @@ def read_embs_hub(
     if unknown:
         raise SpecError(f"unknown EMB-S split(s) {unknown}; valid: {', '.join(QAR_FILES)}")
     fingerprints: dict[str, str] = {}
-    base = str(root)  # names the files in fingerprints: the folder given, or the Hub repo (not the cache path)
+    # names the files in fingerprints: the Hub repo, or a local copy by its files alone, so that a release built
+    # from the same files anywhere records the same inputs (never an absolute path)
+    base = "local-copy"
     if root is None:
         root, commit = _download(repo_id, revision, scales)
         fingerprints[f"hub:{repo_id}"] = commit

@@ -13,7 +13,7 @@ import builders.embs_llm as embs_llm
 from builders.embs import EmbsBuild, build
 from builders.embs_llm import LlmCache, LlmStages
 from builders.validate import validate_release
-from needlework.errors import SpecError
+from needlework.errors import BudgetError, SpecError
 
 TOPICS = ("influenza", "measles", "cholera", "malaria", "tuberculosis", "smallpox", "typhoid", "dengue", "rabies", "polio")
 
@@ -101,6 +101,36 @@ def test_llm_without_a_real_source_and_bad_raw_are_refused(tmp_path: Path, qwen)
 from tests.builders.test_embs_sources import hub  # noqa: E402,F401  (the fake official release)
 
 
+def test_an_official_query_whose_references_span_two_domains_is_named_not_placed_in_one(hub: Path, tmp_path: Path,
+                                                                                        qwen) -> None:
+    """Issue 39: a RefList in two domain corpora (no 64K corpus holds it all) was given its first reference's domain,
+    so its other gold document was a sure miss at 64K. It is now left out of the queries and named in the manifest."""
+    from tests.builders.test_embs_sources import A, D, write_jsonl
+
+    rows = [json.loads(line) for line in (hub / "qar/test.jsonl").read_text(encoding="utf-8").splitlines()]
+    write_jsonl(hub / "qar/test.jsonl", [*rows, {"query": "Aspirin and contracts?", "answer": "both", "reference_list": [A, D]}])
+    out = tmp_path / "release"
+    build(EmbsBuild(hub=str(hub), retrievers=("bm25",), materialize="none"), out, tokens=qwen, progress=False)
+    queries = datasets.load_dataset(str(out), "queries", split="test")
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert len(queries) == 3 and manifest["stages"]["cross_domain"] == ["embs/embs-hub/test/00003"]
+
+
+def test_an_official_corpus_over_its_budget_is_named_with_scale_domain_and_tokens(hub: Path, tmp_path: Path,
+                                                                                   qwen) -> None:
+    """Issue 39: the release's 64K law corpus made longer than 64K tokens under qwen2.5 stops the build with a message
+    naming it, not with "document counts did not add up" at the end."""
+    from tests.builders.test_embs_sources import BANK, C, D, write_pickle
+
+    long_text = "Contracts bind the parties who sign them. " * 9000
+    write_pickle(hub / "data/64K/law/unique_reference.pkl", [D, C, long_text])
+    for folder in ("512K", "1M"):
+        write_pickle(hub / "data" / folder / "unique_reference.pkl", [*BANK, long_text])
+    with pytest.raises(BudgetError, match=r"official 64K corpus of law has [\d,]+ tokens .* over its budget of 65,536"):
+        build(EmbsBuild(hub=str(hub), retrievers=("bm25",), materialize="none"), tmp_path / "release", tokens=qwen,
+              progress=False)
+
+
 def test_official_release_keeps_its_queries_ids_and_ladder(hub: Path, tmp_path: Path, qwen) -> None:
     """--hub: documents keep their position as doc_id, every test query is kept, the release's own ladder is used."""
     out = tmp_path / "release"
@@ -116,3 +146,7 @@ def test_official_release_keeps_its_queries_ids_and_ladder(hub: Path, tmp_path: 
     assert set(ladder) == {("64K", "medical"), ("64K", "law"), ("128K", "medical"), ("512K", "all"), ("1M", "all")}
     assert [texts[d] for d in ladder[("64K", "law")]] == ["A contract needs offer and acceptance.", "民法典规定了合同的成立条件和效力。"]
     assert bank["domain"][4] is None
+    train = datasets.load_dataset(str(out), "queries", split="train")  # issue 39: the train pairs are written too
+    assert train["query"] == ["What regulates sugar?"] and [texts[d] for d in train[0]["ref_list"]] == [
+        "Insulin regulates blood sugar.", "Aspirin lowers fever."] and train["track"] == ["release"]
+    assert sorted(datasets.load_dataset(str(out), "qrels", split="train")["corpus-id"]) == sorted(train[0]["ref_list"])

@@ -96,9 +96,14 @@ def test_hub_ladder_is_positions_with_stable_ids_across_scales(hub):
 
 def test_hub_fingerprints_attribution_and_scale_checks(hub):
     source = read_embs_hub(hub)
-    assert source.fingerprints[str(hub / "qar/test.jsonl")] == file_sha256(hub / "qar/test.jsonl")
-    assert source.fingerprints[str(hub / "data/1M/unique_reference.pkl")] == file_sha256(hub / "data/1M/unique_reference.pkl")
+    assert source.fingerprints["local-copy/qar/test.jsonl"] == file_sha256(hub / "qar/test.jsonl")
+    assert source.fingerprints["local-copy/data/1M/unique_reference.pkl"] == file_sha256(hub / "data/1M/unique_reference.pkl")
     assert not any("data.pkl" in name for name in source.fingerprints)
+    moved = hub.parent / "elsewhere"  # issue 39: the same files elsewhere are the same inputs
+    hub.rename(moved)
+    again = read_embs_hub(moved)
+    moved.rename(hub)
+    assert again.fingerprints == source.fingerprints and again.label == source.label and str(hub) not in source.label
     for needle in ("cc-by-nc-sa-4.0", "1,225", "4,924", "483", "EverMind-AI/EverMemBench-Static"):
         assert needle in source.attribution
     with pytest.raises(SpecError, match="present: 64K, 128K, 512K, 1M"):
