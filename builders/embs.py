@@ -199,6 +199,11 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
     tokens = tokens or load_tokenizer(spec.tokenizer)
     engine = engine_of(spec)
     clock = _Stopwatch()
+    cross_encoder = None
+    if spec.reranker:  # loaded before any work, so a missing model or extra fails at once
+        from builders.retrieval.rerank import load_cross_encoder
+
+        cross_encoder = load_cross_encoder(spec.reranker)
 
     def bank_of(titles: list[str], texts: list[str]) -> Bank:
         return Bank(titles, texts, dense_model=spec.dense_model or None, cache_dir=spec.cache or None, progress=progress)
@@ -216,6 +221,11 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         ladder = build_ladder(wbank.n_tokens, wbank.domains, domains, gold, negatives, need, spec.ladder_spec(), spec.seed, DOMAINS)
     clock.lap("ladder")
     ranked = list(rank_ladder(spec.retrievers, bank, ladder, queries, progress=progress))
+    if cross_encoder is not None and ranked:
+        from builders.retrieval.rerank import rerank_rankings
+
+        asked = {q["qid"]: q["query"] for q in queries}
+        ranked += list(rerank_rankings(ranked, asked, lambda d: f"{wbank.titles[d]}\n{wbank.texts[d]}", cross_encoder))
     table = retrieval_rows(ranked)
     clock.lap("retrieval")
     report = BuildReport(Path(out), short=stages.short, table3=table3_markdown(table) if table else "", seconds=clock.seconds)
@@ -235,6 +245,7 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         release.card_fields["table3"] = report.table3 or "(no retrievers were run)"
         release.card_fields["bank_stats"] = _bank_stats(wbank.n_tokens, queries, ladder)
         release.card_fields["track1_hops"] = _track1_hops(queries)
+        release.card_fields["reranker"] = f"`{spec.reranker}`" if spec.reranker else "none"
         for config in [*FEATURES, *(context_config(s) for s in contexts)]:
             release.declare(config, features(config))
         bar = tqdm(total=len(wbank.titles), desc="write bank", unit="doc", disable=not progress)

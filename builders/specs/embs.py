@@ -35,6 +35,8 @@ class EmbsBuild:
         retrievers: Retrievers of the retrieval regime (``rankings``, ``retrieval``); empty for none.
         collision_k: Nearest non-RefList documents tested per query.
         dense_model: Sentence-transformers model ("" = the packaged all-MiniLM-L6-v2).
+        reranker: Sentence-transformers cross-encoder reranking every ranking's top 100 (:mod:`builders.retrieval.rerank`);
+            empty for none.
         cache: Cache folder for embeddings ("" = the default).
         seed: Build seed.
         tokenizer: Tokenizer counting every budget.
@@ -64,6 +66,8 @@ class EmbsBuild:
                                          parse=lambda t: () if t.strip() == "none" else parse_names(t))
     collision_k: int = option(10, "Nearest non-RefList documents collision-tested per query.")
     dense_model: str = option("", "Dense model (default: all-MiniLM-L6-v2 shipped offline; the paper: Qwen3-Embedding-8B).")
+    reranker: str = option("", "Cross-encoder reranking each retriever's top 100 (sentence-transformers; the paper: "
+                               "Qwen3-Reranker-8B); rows named <retriever>+rerank. Empty: none.")
     cache: str = option("", "Cache folder for embeddings (default $NEEDLEWORK_CACHE or ~/.cache/needlework).", record=False)
     seed: int = option(0, "Build seed.")
     tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer counting every budget (OURS: the paper does not name one).")
@@ -83,6 +87,8 @@ class EmbsBuild:
             raise SpecError(f"llm_engine must be openai or vllm, got {self.llm_engine!r}")
         if self.llm_model and not (self.hub or self.raw):
             raise SpecError("--llm-model serves the real-source stages; give --hub or --raw (the world needs no LLM)")
+        if self.reranker and not self.retrievers:
+            raise SpecError("--reranker reranks the retrievers' rankings: give at least one --retrievers")
         if self.hub and not self.raw and self.base_scale != BASE_SCALE:
             raise SpecError(f"the official release's ladder is the paper's, with {BASE_SCALE} domain corpora; "
                             f"--base-scale {self.base_scale} applies to built ladders (the world or --raw) only")

@@ -68,6 +68,11 @@ def global_scales(bank_tokens: int, unit: int = 1024, extras: tuple[str, ...] = 
     return (*sorted(labels, key=scale_sort_key), MAX_SCALE)
 
 
+RERANK_SUFFIX = "+rerank"
+"""How a release names a retriever's cross-encoder-reranked rows (``dense+rerank``): the builder writes them, the
+report shows the paper's reranked rows (Qwen3-Reranker-8B) only beside a release that has one."""
+
+
 @dataclass(frozen=True)
 class QuerySpec:
     """How many queries of each kind, and the constants of Stages II and III that the paper leaves open.

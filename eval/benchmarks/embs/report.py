@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from eval.benchmarks.embs.judge import JUDGE_MAX, JUDGE_RUBRIC
@@ -27,7 +27,7 @@ from eval.release import open_release
 from eval.report_runs import MISSING, Run, markdown_table
 from eval.rubric import read_verdicts
 from eval.store import RunDirectory
-from generators.embs.spec import BENCHMARK, scale_sort_key
+from generators.embs.spec import BENCHMARK, RERANK_SUFFIX, scale_sort_key
 from needlework.errors import NeedleworkError
 
 if TYPE_CHECKING:
@@ -88,12 +88,19 @@ def _three(values: tuple[float | None, float | None, float | None] | None) -> li
     return [MISSING if v is None else f"{v:.3f}" for v in (values or (None, None, None))]
 
 
+def paper_table3(retrievers: Iterable[str]) -> dict[str, Mapping[str, tuple[float, float, float]]]:
+    """The paper's Table 3 rows to show beside releases with ``retrievers``: the reranked ones (Qwen3-Reranker-8B)
+    only when a release has a reranked system (``<retriever>+rerank``), so no row stands beside nothing like it."""
+    reranked = any(name.endswith(RERANK_SUFFIX) for name in retrievers)
+    return {system: rows for system, rows in TABLE3.items() if reranked or "Reranker" not in system}
+
+
 def access_table(runs: Sequence[Run], retrievers: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> list[str]:
     """Table 3's layout: R@1 / SR@10 / FR@10 per scale for the runs' localization, the releases' retrievers and the paper."""
     model_rows = [(f"{run.label} ({system})", cells) for run in embs_runs(runs)
                   for system, cells in summary(run)["systems"].items() if any("localize" in c for c in cells.values())]
     scales = sorted({s for _, cells in model_rows for s in cells} | {s for r in retrievers.values() for s in r}
-                    | {s for r in TABLE3.values() for s in r}, key=scale_sort_key)
+                    | {s for r in paper_table3(retrievers).values() for s in r}, key=scale_sort_key)
     header = ["system", *(f"{s} {m}" for s in scales for m in ("R@1", "SR@10", "FR@10"))]
     rows: list[list[str]] = []
     for label, cells in model_rows:
@@ -107,7 +114,7 @@ def access_table(runs: Sequence[Run], retrievers: Mapping[str, Mapping[str, Mapp
     for retriever, by_scale in sorted(retrievers.items()):
         rows.append([f"{retriever} (release)", *(v for s in scales for v in _three(
             (by_scale[s]["r1"], by_scale[s]["sr10"], by_scale[s]["fr10"]) if s in by_scale else None))])
-    for system, by_scale in TABLE3.items():
+    for system, by_scale in paper_table3(retrievers).items():
         rows.append([f"*{system} (paper)*", *(f"*{v}*" if v != MISSING else v
                                               for s in scales for v in _three(by_scale.get(s)))])
     return ["### Evidence access (Table 3 layout)", "",
@@ -211,7 +218,7 @@ def plot_access(runs: Sequence[Run], retrievers: Mapping[str, Mapping[str, Mappi
                 ours.append((f"{run.label} ({system})", points))
     ours += [(f"{name} (release)", {s: r["sr10"] for s, r in by_scale.items() if r["sr10"] is not None})
              for name, by_scale in sorted(retrievers.items())]
-    paper = [(f"{name} (paper)", {s: v[1] for s, v in by_scale.items()}) for name, by_scale in TABLE3.items()]
+    paper = [(f"{name} (paper)", {s: v[1] for s, v in by_scale.items()}) for name, by_scale in paper_table3(retrievers).items()]
     return _curves(ours, paper, "SR@10", (0.0, 1.02), "Evidence access against scale")
 
 
