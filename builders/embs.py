@@ -358,7 +358,10 @@ def _bank_stats(n_tokens: np.ndarray, queries: list[dict[str, Any]], ladder: lis
 
 def _track1_hops(queries: list[dict[str, Any]]) -> str:
     """How often each relation is Track 1's first hop in this release, most frequent first (the card's hop mix)."""
-    firsts = collections.Counter(q["hop_ids"][0] for q in queries if q["track"] == "rewrite" and q.get("hop_ids"))
+    rewrites = [q for q in queries if q["track"] == "rewrite"]
+    firsts = collections.Counter(q["hop_ids"][0] for q in rewrites if q.get("hop_ids"))
+    if rewrites and not firsts:
+        return "not recorded (Track 1 rewritten by a model from real sources has no hops)"
     return ", ".join(f"`{hop}` {n}" for hop, n in sorted(firsts.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
 
 

@@ -268,6 +268,14 @@ def test_no_query_is_answered_by_one_document_or_by_its_own_question(composed) -
     assert made["rewrite"] >= 20 and made["none"] >= 50
 
 
+def test_the_card_gives_the_track_1_hop_mix_of_the_release(release: Path) -> None:
+    """Issue 39: the card records which relations Track 1's first hops walk (never a spouse), counted from the rows."""
+    firsts = sorted(q["hop_ids"][0] for q in load(release, "queries") if q["track"] == "rewrite")
+    card = (release / "README.md").read_text(encoding="utf-8")
+    line = next(line for line in card.splitlines() if "Track 1's first hops in this release:" in line)
+    assert firsts and all(f"`{hop}` {firsts.count(hop)}" in line for hop in set(firsts)) and "spouse" not in line
+
+
 def test_evidence_rules_on_hand_made_facts() -> None:
     """Symmetric evidence: a spouse's article states the marriage too, so it is a false negative (A.1.3) and a
     query asking it has two documents that answer; a Track 1 path through a spouse is answered by the spouse alone."""
