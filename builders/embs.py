@@ -32,26 +32,32 @@ from tqdm.autonotebook import tqdm
 from builders.base import Builder, wrote_line
 from builders.card import CardFacts
 from builders.embs_real import official_ladder, prepare_bank, read_sources, stage_three
-from builders.sources.embs_source import EmbsSource
-from builders.embs_world import GoldRoom, compose_queries, grow
+from builders.embs_world import (
+    GoldRoom,
+    compose_queries,
+    grow,
+    instruction_tokens,
+    query_row,
+)
 from builders.engine import (
     Engine,
     engine_of,
 )
 from builders.features import Features, List, Value
 from builders.release import ReleaseWriter, base_manifest
-from builders.specs.embs import EmbsBuild
 from builders.retrieval.ladder import (
     Bank,
     rank_ladder,
     retrieval_rows,
     table3_markdown,
 )
+from builders.sources.embs_source import EmbsSource
+from builders.specs.embs import EmbsBuild
+from generators.embs.collisions import Tested
 from generators.embs.ladder import Corpus, build_ladder
 from generators.embs.prompts import (
     CHAT_TEMPLATE_RESERVE,
     DOCUMENT_TEMPLATE,
-    instructions,
     render_document,
     serialize_corpus,
 )
@@ -148,7 +154,7 @@ def reserves(queries: list[dict[str, Any]], domains: tuple[str, ...], tokens: To
     :data:`generators.embs.prompts.CHAT_TEMPLATE_RESERVE`."""
     need: dict[str, int] = {d: 0 for d in (*domains, "all")}
     for q in queries:
-        longest = max(tokens.count_batch(list(instructions(q["query"]))).tolist())
+        longest = instruction_tokens(q["query"], tokens)
         need[q["domain"]] = max(need[q["domain"]], longest)
         need["all"] = max(need["all"], longest)
     return {d: n + generation_reserve + CHAT_TEMPLATE_RESERVE for d, n in need.items()}
@@ -289,16 +295,9 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
 def official_train_rows(source: EmbsSource) -> list[dict[str, Any]]:
     """The official release's train pairs as ``queries`` rows of a ``train`` split: the release's ids (bank positions)
     as RefLists; no calibration or collision testing (the test queries' stages), so those fields are empty."""
-    rows = []
-    for t in source.triples.to_pylist():
-        if t["split"] != TRAIN:
-            continue
-        refs = list(t["ref_docs"])
-        rows.append({"qid": f"embs/{t['qid']}", "query": t["query"], "answer": t["answer"], "answers": list(t["answers"]),
-                     "ref_list": refs, "n_refs": len(refs), "kind": "single" if len(refs) == 1 else "multi",
-                     "track": "release", "hops": 1, "domain": t["domain"], "lang": t["lang"], "source": t["source"],
-                     "hard_negatives": [], "calib_ranks": [], "calib_bucket": "", "entity_id": None, "hop_ids": []})
-    return rows
+    return [query_row(f"embs/{t['qid']}", t["query"], t["answer"], t["answers"], Tested(tuple(t["ref_docs"]), (), False), [],
+                      track="release", hops=1, domain=t["domain"], lang=t["lang"], source=t["source"])
+            for t in source.triples.to_pylist() if t["split"] == TRAIN]
 
 
 class _Stopwatch:

@@ -174,10 +174,10 @@ def stage_three(rbank: RealBank, bank: Bank, triples: list[_Triple], spec: Query
     else:
         keep = keep_distinct(bank.query_vectors(retriever, [t.query for t in triples]), spec.dedup_threshold)
     stages.duplicates = int((~keep).sum())
-    survivors = [t for t, k in zip(triples, keep) if k and (official or t.domain in spec.domains)]
-    spanning = [t for t in survivors if t.domain is None and len({int(rbank.domains[r]) for r in t.refs} - {-1}) > 1]
-    stages.cross_domain = [f"embs/{t.qid}" for t in spanning]  # no domain corpus holds its RefList: not asked
-    survivors = [t for t in survivors if not any(t is other for other in spanning)]
+    kept = [t for t, k in zip(triples, keep) if k and (official or t.domain in spec.domains)]
+    spans = [t.domain is None and len({int(rbank.domains[r]) for r in t.refs} - {-1}) > 1 for t in kept]
+    stages.cross_domain = [f"embs/{t.qid}" for t, s in zip(kept, spans) if s]  # no domain corpus holds its RefList
+    survivors = [t for t, s in zip(kept, spans) if not s]
     looked = [_look_up(scores, survivors[i].refs, spec.collision_k)
               for i, scores in bank.scored(retriever, [t.query for t in survivors])]
     if llm is not None:

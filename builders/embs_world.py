@@ -167,14 +167,21 @@ class GoldRoom:
 def query_row(qid: str, query: str, answer: str, answers: Sequence[str], tested: Tested, gold_ranks: Sequence[int], *,
               track: str, hops: int, domain: str, lang: str, source: str, entity_id: int | None = None,
               hop_ids: Sequence[str] = ()) -> dict[str, Any]:
-    """A ``queries`` row: the tested RefList, its hard negatives and the gold documents' calibration ranks."""
+    """A ``queries`` row: the tested RefList, its hard negatives and the gold documents' calibration ranks (none, and
+    no bucket, for a query that was not calibrated: an official release's train pairs)."""
     return {
         "qid": qid, "query": query, "answer": answer, "answers": list(answers), "ref_list": list(tested.ref_list),
         "n_refs": len(tested.ref_list), "kind": "single" if len(tested.ref_list) == 1 else "multi", "track": track,
         "hops": hops, "domain": domain, "lang": lang, "source": source, "hard_negatives": list(tested.hard_negatives),
-        "calib_ranks": list(gold_ranks), "calib_bucket": difficulty(gold_ranks), "entity_id": entity_id,
+        "calib_ranks": list(gold_ranks), "calib_bucket": difficulty(gold_ranks) if gold_ranks else "", "entity_id": entity_id,
         "hop_ids": list(hop_ids),
     }
+
+
+def instruction_tokens(query: str, tokens: TokenCounter) -> int:
+    """The tokens of the longest instruction built around ``query`` (localization or QA): what a corpus budget keeps
+    free for it beside the corpus (:func:`builders.embs.reserves`, :class:`GoldRoom`)."""
+    return max(tokens.count_batch(list(instructions(query))).tolist())
 
 
 def grow(entities: int, twin_fraction: float, seed: int) -> World:
@@ -261,7 +268,7 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
             continue
         if room is not None:
             domain_gold = gold[query.domain] | set(tested.ref_list)
-            instruction = max(tokens.count_batch(list(instructions(query.query))).tolist())
+            instruction = instruction_tokens(query.query, tokens)
             if not room.fits(int(wbank.n_tokens[sorted(domain_gold)].sum()), max(longest[query.domain], instruction)):
                 stages.over_budget += 1
                 continue

@@ -29,11 +29,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from generators.embs.collisions import with_mirrors
 from generators.embs.spec import BENCHMARK
 from generators.embs.world_bank import article, piece_ranges
 from generators.seeding import rng_for
 from generators.world.model import Fact, World
-from generators.world.schema import HOPS, KIND_BY_ID, SYMMETRIC_RELATIONS, Hop
+from generators.world.schema import HOPS, KIND_BY_ID, Hop
 from generators.world.solver import FactSolver, Unsolvable
 from generators.world.tables import LEXICONS
 
@@ -98,10 +99,9 @@ def _answer_text(world: World, answer: int | str, lang: str) -> str:
 
 
 def stating_entities(fact: Fact) -> frozenset[int]:
-    """The entities whose articles state ``fact``: its subject, and its object too for a symmetric relation."""
-    if fact.relation in SYMMETRIC_RELATIONS and fact.object is not None:
-        return frozenset((fact.subject, fact.object))
-    return frozenset((fact.subject,))
+    """The entities whose articles state ``fact``: the subjects of the fact read either way (:func:`with_mirrors`:
+    its subject, and its object too for a symmetric relation)."""
+    return frozenset(stated.subject for stated in with_mirrors([fact]))
 
 
 def needs_every_reference(required: Sequence[Fact], refs: Collection[int]) -> bool:
@@ -119,6 +119,15 @@ def answer_in_question(question: str, answer: str, answer_id: int | str, path: C
     """Whether the question gives its answer away: the answer entity is on its path ("the spouse of the spouse of
     X" is X; "the country of the capital of X" is X) or the answer's text is in the question."""
     return (isinstance(answer_id, int) and answer_id in path) or answer.casefold() in question.casefold()
+
+
+def exact_evidence(world: World, lang: str, question: str, answer: int | str, required: Sequence[Fact],
+                   refs: Collection[int]) -> bool:
+    """Whether a composed question may be kept: its RefList entities ``refs`` are exactly its evidence
+    (:func:`needs_every_reference`) and it does not give its answer away (:func:`answer_in_question`, ``refs``
+    being its path)."""
+    return needs_every_reference(required, refs) and not answer_in_question(
+        question, _answer_text(world, answer, lang), answer, refs)
 
 
 def required_fact(world: World, subject: int, hop: Hop, answer: int | str) -> Fact:
@@ -148,17 +157,16 @@ def _one_hop(world: World, solver: FactSolver, entity: int) -> list[tuple[Hop, i
 def single_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int) -> WorldQuery | None:
     """A single-source 1-hop question about ``entity``, or None if it has no uniquely answered hop."""
     lex = LEXICONS[lang]
-    options = [(hop, answer, required_fact(world, entity, hop, answer)) for hop, answer in _one_hop(world, solver, entity)]
-    options = [(hop, answer, fact) for hop, answer, fact in options if needs_every_reference((fact,), (entity,))
-               and not answer_in_question(lex.hops[hop.id][1].format(x=world.name(entity, lang)),
-                                          _answer_text(world, answer, lang), answer, (entity,))]
+    options = []
+    for hop, answer in _one_hop(world, solver, entity):
+        text, fact = lex.hops[hop.id][1].format(x=world.name(entity, lang)), required_fact(world, entity, hop, answer)
+        if exact_evidence(world, lang, text, answer, (fact,), (entity,)):
+            options.append((hop, answer, text, fact))
     if not options:
         return None
-    hop, answer, fact = options[int(rng_for(seed, BENCHMARK, "single", entity).integers(len(options)))]
-    return WorldQuery(
-        f"{domain}/none/e{entity}", lex.hops[hop.id][1].format(x=world.name(entity, lang)), _answer_text(world, answer, lang),
-        lang, domain, "none", (hop.id,), (entity,), (fact,), ((entity, 0),),
-    )
+    hop, answer, text, fact = options[int(rng_for(seed, BENCHMARK, "single", entity).integers(len(options)))]
+    return WorldQuery(f"{domain}/none/e{entity}", text, _answer_text(world, answer, lang), lang, domain, "none",
+                      (hop.id,), (entity,), (fact,), ((entity, 0),))
 
 
 def rewrite_query(
@@ -182,8 +190,7 @@ def rewrite_query(
         for hop2, answer in _one_hop(world, solver, mid):
             required = (required_fact(world, entity, hop1, mid), required_fact(world, mid, hop2, answer))
             text = lex.hops[hop2.id][1].format(x=lex.hops[hop1.id][0].format(x=world.name(entity, lang)))
-            if needs_every_reference(required, (entity, mid)) and not answer_in_question(
-                    text, _answer_text(world, answer, lang), answer, (entity, mid)):
+            if exact_evidence(world, lang, text, answer, required, (entity, mid)):
                 options.append((hop1, mid, hop2, answer, text, required))
     if not options:
         return None
@@ -207,8 +214,7 @@ def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, doma
     name = world.name(entity, lang)
     for hop, answer in _one_hop(world, solver, entity):
         fact = required_fact(world, entity, hop, answer)
-        if not needs_every_reference((fact,), (entity,)) or answer_in_question(
-                lex.hops[hop.id][1].format(x=name), _answer_text(world, answer, lang), answer, (entity,)):
+        if not exact_evidence(world, lang, lex.hops[hop.id][1].format(x=name), answer, (fact,), (entity,)):
             continue
         sentence = art.fact_sentences[facts.index(fact)]
         part = next((i for i, p in enumerate(art.parts) if sentence in p), None)

@@ -19,9 +19,10 @@ A response is scored against the reference items in their true order with :func:
    date format included). It matches a wording when their similarity (:func:`item_similarity`,
    rapidfuzz's ``WRatio`` without token sets; partial alignment tolerates added commentary) is at
    least :data:`MATCH_THRESHOLD`, the item's numbers (dates included) are a sub-multiset of that
-   wording's (a wrong date never matches), the item holds at least :data:`WORD_COVERAGE` of the
-   wording's distinctive words, those no sibling wording has (:func:`distinctive_words`), and, when the
-   two are of comparable length, at least as much of the item's words are the wording's; so a frame
+   wording's (a wrong date never matches), and the words agree (:func:`word_checks`): the item holds at
+   least :data:`WORD_COVERAGE` of the wording's distinctive words, those no sibling wording has
+   (:func:`distinctive_words`), and, when the two are of comparable length, at least as much of the item's
+   words are the wording's; so a frame
    shared by every needle (a diary's name, a procedure, the actors) or one changed verb ("Retired
    from" for "Joined" the same college) cannot carry a wrong item over the threshold. The assignment
    is one-to-one and optimal (:func:`scipy.optimize.linear_sum_assignment`, most matches first, then
@@ -40,6 +41,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -50,6 +52,9 @@ from generators.text import sentence_ends
 
 MATCH_THRESHOLD = 80.0
 """Least :func:`item_similarity` (0-100) of a normalized item and reference item that can match."""
+COMMENTARY_SPREAD = 1.5
+"""A text at least this many times as long as another is read as the other plus commentary: similarity then aligns
+the shorter inside the longer (:func:`item_similarity`), and the word check reads only the shorter's words."""
 PROSE_EXTRA_SIMILARITY = 50.0
 """In a response without a list, a leftover sentence with at least this similarity to some
 reference item (or with a number) counts as an extra item; other sentences are commentary."""
@@ -225,7 +230,7 @@ def item_similarity(items: Sequence[str], references: Sequence[str]) -> np.ndarr
 
         sim = max(ratio, 0.95 * token_sort_ratio, s * partial_ratio)
 
-    with ``s = 0`` when the longer text is less than 1.5 times the shorter, 0.9 up to 8 times
+    with ``s = 0`` when the longer text is less than :data:`COMMENTARY_SPREAD` times the shorter, 0.9 up to 8 times
     (an item with added commentary still aligns with its reference) and 0.6 beyond.
     """
     if not items or not references:
@@ -236,24 +241,19 @@ def item_similarity(items: Sequence[str], references: Sequence[str]) -> np.ndarr
     lengths_i = np.array([max(len(t), 1) for t in items], dtype=np.float64)[:, None]
     lengths_j = np.array([max(len(t), 1) for t in references], dtype=np.float64)[None, :]
     spread = np.maximum(lengths_i, lengths_j) / np.minimum(lengths_i, lengths_j)
-    scale = np.where(spread < 1.5, 0.0, np.where(spread < 8, 0.9, 0.6))
+    scale = np.where(spread < COMMENTARY_SPREAD, 0.0, np.where(spread < 8, 0.9, 0.6))
     return np.maximum(np.maximum(ratio, 0.95 * token_sort), scale * partial)
 
 
 def similarity_matrix(items: Sequence[str], references: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """(similarity, feasible): :func:`item_similarity` of every normalized (item, wording) pair, and
     whether the pair may match: similarity >= :data:`MATCH_THRESHOLD`, the item's numbers a
-    sub-multiset of the wording's, at least :data:`WORD_COVERAGE` of the wording's distinctive
-    words in the item (:func:`word_coverage`) and, at comparable lengths, of the item's words in the
-    wording (:func:`_within_wording`)."""
+    sub-multiset of the wording's, and the words check of :func:`word_checks`."""
     normalized_items = [normalize_item(item) for item in items]
     normalized_refs = [normalize_item(reference) for reference in references]
     similarity = item_similarity(normalized_items, normalized_refs)
     ref_numbers = [_numbers(r) for r in normalized_refs]
-    feasible = similarity >= MATCH_THRESHOLD
-    if items:
-        feasible &= word_coverage(items, references) >= WORD_COVERAGE
-        feasible &= _within_wording(normalized_items, normalized_refs) >= WORD_COVERAGE
+    feasible = (similarity >= MATCH_THRESHOLD) & word_checks(normalized_items, normalized_refs)
     for i, item in enumerate(normalized_items):
         numbers = _numbers(item)
         for j in np.flatnonzero(feasible[i]):
@@ -261,10 +261,11 @@ def similarity_matrix(items: Sequence[str], references: Sequence[str]) -> tuple[
     return similarity, feasible
 
 
-# Coverage and needles ------------------------------------------------------------------------------------
+# Words and needles ---------------------------------------------------------------------------------------
 
 WORD_COVERAGE = 0.8
-"""Least share of a wording's distinctive words (:func:`distinctive_words`) an item must hold to match it."""
+"""Least share of a wording's distinctive words (:func:`distinctive_words`) an item must hold to match it, and,
+at comparable lengths, of the item's words the wording must hold."""
 _WORD = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]|[^\s\u2e80-\u9fff\uf900-\ufaff]+")
 """A word of a normalized text: a run of letters and digits, or one CJK character (Chinese has no spaces)."""
 
@@ -273,42 +274,35 @@ def _words(normalized: str) -> set[str]:
     return set(_WORD.findall(normalized))
 
 
-def distinctive_words(texts: Sequence[str]) -> list[set[str]]:
-    """Per text, the words of its normalized form (:func:`normalize_item`; a CJK character is a word) that no
-    other text of the question has: what tells this answer item, or this needle, from its siblings (the
-    verb of "Joined" / "Retired from" the same college, the place a chain of needles leads to, a diary
-    entry's event). The words they share are a frame (the diary's name, the procedure, the two actors)."""
-    words = [_words(normalize_item(text)) for text in texts]
-    everywhere: Counter[str] = Counter(word for w in words for word in w)
-    return [{word for word in w if everywhere[word] == 1} for w in words]
+def distinctive_words(word_sets: Sequence[set[str]]) -> list[set[str]]:
+    """Per text of a question (its words, :func:`normalize_item` then a CJK character per word), the words no other
+    text has: what tells this answer item, or this needle, from its siblings (the verb of "Joined" / "Retired
+    from" the same college, the place a chain of needles leads to, a diary entry's event). The words they share
+    are a frame (the diary's name, the procedure, the two actors)."""
+    everywhere: Counter[str] = Counter(word for words in word_sets for word in words)
+    return [{word for word in words if everywhere[word] == 1} for words in word_sets]
 
 
-def word_coverage(items: Sequence[str], texts: Sequence[str]) -> np.ndarray:
-    """The share (0-1) of each text's distinctive words (:func:`distinctive_words`) each item holds; 1 for a
-    text with none."""
-    own = distinctive_words(texts)
-    coverage = np.ones((len(items), len(texts)))
-    for i, item in enumerate(items):
-        words = _words(normalize_item(item))
-        for j, distinct in enumerate(own):
-            if distinct:
-                coverage[i, j] = len(distinct & words) / len(distinct)
-    return coverage
+def word_checks(items: Sequence[str], wordings: Sequence[str]) -> np.ndarray:
+    """Whether each normalized item may match each normalized wording by its words: it holds at least
+    :data:`WORD_COVERAGE` of the wording's distinctive words (:func:`distinctive_words`; a wording with none
+    passes), and, where neither is :data:`COMMENTARY_SPREAD` times the other's length (no room for
+    commentary), at least that share of the item's words are the wording's: "Retired from X" is not
+    "Joined X" although most of its letters are."""
+    item_words = [_words(item) for item in items]
+    wording_words = [_words(wording) for wording in wordings]
+    own = distinctive_words(wording_words)
+    passes = np.ones((len(items), len(wordings)), dtype=bool)
+    for i, (item, words) in enumerate(zip(items, item_words)):
+        for j, (wording, theirs) in enumerate(zip(wordings, wording_words)):
+            if own[j] and len(own[j] & words) / len(own[j]) < WORD_COVERAGE:
+                passes[i, j] = False
+            elif words and max(len(item), len(wording)) < COMMENTARY_SPREAD * max(1, min(len(item), len(wording))):
+                passes[i, j] = len(words & theirs) / len(words) >= WORD_COVERAGE
+    return passes
 
 
-def _within_wording(items: Sequence[str], wordings: Sequence[str]) -> np.ndarray:
-    """The share of each normalized item's words that are in each normalized wording, where the two are of
-    comparable length (neither 1.5 times the other: no room for commentary, as :func:`item_similarity`
-    aligns them whole); 1 elsewhere. "Retired from X" is not "Joined X" although most of its letters are."""
-    share = np.ones((len(items), len(wordings)))
-    for i, item in enumerate(items):
-        words = _words(item)
-        for j, wording in enumerate(wordings):
-            if words and max(len(item), len(wording)) < 1.5 * max(1, min(len(item), len(wording))):
-                share[i, j] = len(words & _words(wording)) / len(words)
-    return share
-
-
+@lru_cache(maxsize=1024)
 def _needle_pattern(needle: str) -> re.Pattern[str] | None:
     """A needle as copied into a response, whatever whitespace between its words; None for a one-word needle."""
     words = needle.split()
@@ -321,7 +315,8 @@ def joined_needles(response: str, needles: Sequence[str]) -> str:
     for needle in needles:
         pattern = _needle_pattern(needle)
         if pattern is not None and "\n" in needle.strip():
-            response = pattern.sub(lambda _, words=needle.split(): " ".join(words), response)
+            one_line = " ".join(needle.split())
+            response = pattern.sub(lambda _: one_line, response)  # noqa: B023 - used at once, in this iteration
     return response
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from eval.benchmarks.sequential_niah.items import (
@@ -67,6 +68,14 @@ def split_references(references: Sequence[str]) -> tuple[list[str], list[str] | 
         cut = list(references).index(NEEDLES_FOLLOW)
         return list(references[:cut]), list(references[cut + 1:])
     return list(references), None
+
+
+@lru_cache(maxsize=64)
+def _details(prediction: str, references: tuple[str, ...], ordered: bool) -> ItemScore:
+    """:func:`score_items` on a record's references (:func:`split_references`), kept for the few latest samples:
+    scoring reads a sample's details twice (:meth:`SequentialNiahTask.score`, then its secondary scores)."""
+    answers, needles = split_references(references)
+    return score_items(prediction, answers, ordered=ordered, needles=needles)
 
 
 def task_for_row(row: Mapping[str, Any]) -> str:
@@ -135,8 +144,7 @@ class SequentialNiahTask:
 
     def details(self, prediction: str, references: Sequence[str]) -> ItemScore:
         """The per-item details of :meth:`score` (matched, missing, extra, order_ok, needle_worded)."""
-        answers, needles = split_references(references)
-        return score_items(prediction, answers, ordered=self.ordered, needles=needles)
+        return _details(prediction, tuple(references), self.ordered)
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         """1.0 when :func:`score_items` finds the answer correct, else 0.0."""
