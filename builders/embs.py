@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import collections
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -53,8 +53,10 @@ from builders.retrieval.ladder import (
 )
 from builders.sources.embs_source import EmbsSource
 from builders.specs.embs import EmbsBuild
+from generators.embs.calibration import found_outright
 from generators.embs.collisions import Tested
 from generators.embs.ladder import Corpus, build_ladder
+from generators.embs.paper import TABLE3, TABLE3_SCALES
 from generators.embs.prompts import (
     CHAT_TEMPLATE_RESERVE,
     DOCUMENT_TEMPLATE,
@@ -64,6 +66,7 @@ from generators.embs.prompts import (
 from generators.embs.spec import (
     BENCHMARK,
     MAX_SCALE,
+    RERANK_SUFFIX,
     scale_sort_key,
     scale_tokens,
 )
@@ -84,7 +87,7 @@ FEATURES: dict[str, Features] = {
         "qid": _str, "query": _str, "answer": _str, "answers": List(_str), "ref_list": List(_i64),
         "n_refs": _i8, "kind": _str, "track": _str, "hops": _i8, "domain": _str, "lang": _str, "source": _str,
         "hard_negatives": List(_i64), "calib_ranks": List(_i64), "calib_bucket": _str,
-        "entity_id": _i64, "hop_ids": List(_str),
+        "entity_id": _i64, "hop_ids": List(_str), "mention": _str,
     }),
     "collisions": Features({
         "qid": _str, "doc_id": _i64, "rank": _i32, "score": _f32, "label": _str, "labeler": _str, "origin": _str,
@@ -160,6 +163,12 @@ def reserves(queries: list[dict[str, Any]], domains: tuple[str, ...], tokens: To
     return {d: n + generation_reserve + CHAT_TEMPLATE_RESERVE for d, n in need.items()}
 
 
+def nearest_first(negatives: Sequence[Sequence[int]]) -> list[int]:
+    """The queries' hard negatives in the order a base corpus takes them: every query's nearest, then every query's
+    second, and so on, so a corpus too small for them all keeps each query's nearest (not the first queries' all)."""
+    return [ranked[k] for k in range(max(map(len, negatives), default=0)) for ranked in negatives if k < len(ranked)]
+
+
 def ladder_rows(ladder: list[Corpus]) -> Iterator[dict[str, Any]]:
     """``ladder`` rows: one per corpus, doc ids in serialization order."""
     for c in ladder:
@@ -219,7 +228,7 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
     wbank, bank, queries, collisions, stages, inputs, official = prepared
     domains = tuple(d for d in spec.domains if any(q["domain"] == d for q in queries))
     gold = {d: [r for q in queries if q["domain"] == d for r in q["ref_list"]] for d in domains}
-    negatives = {d: [r for q in queries if q["domain"] == d for r in q["hard_negatives"]] for d in domains}
+    negatives = {d: nearest_first([q["hard_negatives"] for q in queries if q["domain"] == d]) for d in domains}
     need = reserves(queries, domains, tokens, spec.generation_reserve)
     if official is not None and official.ladder:
         ladder = official_ladder(official, wbank, need, spec.ladder_spec())
@@ -242,6 +251,7 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         "document_template": DOCUMENT_TEMPLATE, "reserves": need,
         "stages": {"candidates": dict(stages.candidates), "near_duplicates": stages.duplicates, "conflicts": stages.conflicts,
                    "false_negatives": stages.false_negatives, "over_budget": stages.over_budget,
+                   "held_back_found_outright": stages.held_back, "refilled_found_outright": stages.refilled,
                    "cross_domain": stages.cross_domain, "kept": dict(stages.kept), "short": stages.short},
         "collision_labeler": (spec.llm_model or "none") if spec.real else "oracle", "build_retriever": spec.build_retriever,
     })
@@ -251,6 +261,8 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         release.card_fields["table3"] = report.table3 or "(no retrievers were run)"
         release.card_fields["bank_stats"] = _bank_stats(wbank.n_tokens, queries, ladder)
         release.card_fields["track1_hops"] = _track1_hops(queries)
+        release.card_fields["query_mix"] = _query_mix(queries)
+        release.card_fields["table3_paper"] = _beside_paper(table)
         release.card_fields["reranker"] = f"`{spec.reranker}`" if spec.reranker else "none"
         for config in [*FEATURES, *(context_config(s) for s in contexts)]:
             release.declare(config, features(config))
@@ -362,6 +374,41 @@ def _track1_hops(queries: list[dict[str, Any]]) -> str:
     if rewrites and not firsts:
         return "not recorded (Track 1 rewritten by a model from real sources has no hops)"
     return ", ".join(f"`{hop}` {n}" for hop, n in sorted(firsts.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
+
+
+def _query_mix(queries: list[dict[str, Any]]) -> str:
+    """How the release's questions refer to their entities, and how many the build retriever finds outright (the
+    card's calibration line)."""
+    parts = []
+    referred = [q for q in queries if q.get("mention")]
+    if referred:
+        described = sum(q["mention"] == "description" for q in referred)
+        parts.append(f"{described} of {len(referred)} questions describe their entity instead of naming it")
+    for kind, label in (("single", "single-source"), ("multi", "multi-source")):
+        calibrated = [q for q in queries if q["kind"] == kind and q["calib_ranks"]]
+        if calibrated:
+            found = sum(found_outright(q["calib_ranks"]) for q in calibrated)
+            parts.append(f"{found} of {len(calibrated)} {label} queries found outright by the build retriever over the whole bank")
+    return "; ".join(parts) or "no calibrated queries"
+
+
+PAPER_BESIDE: tuple[str, ...] = ("BM25", "Qwen3-Embedding-0.6B", "Qwen3-Embedding-8B")
+"""The paper's Table 3 rows the card sets beside the release's: BM25, and its smallest and Stage II-III dense models."""
+
+
+def _beside_paper(rows: list[dict[str, Any]]) -> str:
+    """The release's retrieval rows beside the paper's (italic) at the scales both report (64K and 512K), with the
+    paper's reranked row when the release has a reranked system."""
+    scales = [s for s in TABLE3_SCALES if any(r["scale"] == s for r in rows)]
+    if not scales:
+        return ""
+    systems = PAPER_BESIDE + (("Qwen3-Embedding-8B + Qwen3-Reranker-8B",)
+                              if any(r["retriever"].endswith(RERANK_SUFFIX) for r in rows) else ())
+    paper = [{"retriever": f"*{system} (paper)*", "scale": scale, "r1": v[0], "sr10": v[1], "fr10": v[2]}
+             for system in systems for scale, v in TABLE3[system].items() if scale in scales]
+    return ("Beside the paper's rows at the scales both report (the paper: 483 queries, a 326M-token bank; "
+            "its dense models are multilingual, this release's default dense model reads English only, 256 word pieces):"
+            "\n\n" + table3_markdown([r for r in rows if r["scale"] in scales] + paper))
 
 
 def _scale_counts(ladder: list[Corpus]) -> list[tuple[str, int]]:

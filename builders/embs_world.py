@@ -4,8 +4,8 @@ The world is grown once; the bank renders each entity in its one language (atomi
 pieces); token counts are taken once per document as serialized (``[DocID=n]`` header, blank line
 included). Queries are composed exactly (:mod:`generators.embs.world_queries`), de-duplicated and
 calibrated under the build retriever over the whole bank, then collision-tested with the exact
-oracle (:mod:`generators.embs.collisions`). The first ``quota`` survivors of each domain and track
-(in candidate order) are the query set.
+oracle (:mod:`generators.embs.collisions`). Each domain takes ``quota`` survivors of each track in
+candidate order, at most a share of them found outright by the build retriever (:class:`Admission`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,12 @@ from tqdm.autonotebook import tqdm
 from builders.engine import Engine, batched
 from builders.retrieval.base import ranks_of
 from builders.retrieval.ladder import Bank, LazyColumn, nearest_outside
-from generators.embs.calibration import difficulty, keep_distinct
+from generators.embs.calibration import (
+    difficulty,
+    found_cap,
+    found_outright,
+    keep_distinct,
+)
 from generators.embs.collisions import Tested, Verdict, apply_verdicts, oracle_label
 from generators.embs.prompts import instructions, render_document
 from generators.embs.spec import QuerySpec
@@ -40,6 +45,7 @@ from generators.embs.world_queries import (
     candidate_order,
     compose_rest,
     plan_atomization,
+    surplus,
     twins_of,
 )
 from generators.world.growth import grow_world
@@ -132,6 +138,8 @@ class WorldStages:
     conflicts: int = 0
     false_negatives: int = 0
     over_budget: int = 0
+    held_back: int = 0
+    refilled: int = 0
     cross_domain: list[str] = field(default_factory=list)
     kept: Counter = field(default_factory=Counter)
     short: dict[str, int] = field(default_factory=dict)
@@ -164,17 +172,87 @@ class GoldRoom:
         return gold_tokens + longest_instruction + self.fixed_reserve <= self.budget
 
 
+@dataclass(frozen=True)
+class Admitted:
+    """A candidate that passed Stage III: the query, its tested RefList, its gold ranks over the whole bank under the
+    build retriever, and its collision verdicts."""
+
+    query: WorldQuery
+    tested: Tested
+    ranks: list[int]
+    verdicts: list[Verdict]
+
+
+class Admission:
+    """Which tested candidates become the query set, offered in candidate order.
+
+    Each domain takes its quota per track. At most :func:`found_cap` of them may be found outright by the build
+    retriever (:func:`found_outright`, calibration's selection, :attr:`QuerySpec.found_share`); such a candidate
+    beyond that waits and fills the quota only when the other candidates have run out (:meth:`refill`). With
+    ``room``, a query whose gold documents would overflow its domain's base corpus is passed over.
+    """
+
+    def __init__(self, quotas: Mapping[str, int], found_share: float, room: GoldRoom | None, tokens: TokenCounter,
+                 domains: Sequence[str]) -> None:
+        self.quotas, self.room, self.tokens = quotas, room, tokens
+        self.caps = {track: found_cap(quota, found_share) for track, quota in quotas.items()}
+        self.taken: Counter = Counter()
+        self.found: Counter = Counter()
+        self.gold: dict[str, set[int]] = {d: set() for d in domains}
+        self.longest: Counter = Counter()
+        self.admitted: dict[str, Admitted] = {}
+        self.waiting: list[Admitted] = []
+
+    def wanted(self, query: WorldQuery) -> bool:
+        """Whether ``query``'s domain still has room in its track's quota."""
+        return self.taken[(query.domain, query.track)] < self.quotas[query.track]
+
+    def offer(self, admitted: Admitted, n_tokens: np.ndarray, stages: WorldStages) -> None:
+        """Take a tested candidate, or hold it back when its domain has its share of queries found outright."""
+        query = admitted.query
+        if found_outright(admitted.ranks) and self.found[(query.domain, query.track)] >= self.caps[query.track]:
+            self.waiting.append(admitted)
+            stages.held_back += 1
+            return
+        self._take(admitted, n_tokens, stages)
+
+    def refill(self, n_tokens: np.ndarray, stages: WorldStages) -> None:
+        """Fill quotas the other candidates left short with held-back ones, in candidate order."""
+        for admitted in self.waiting:
+            if self.wanted(admitted.query) and self._take(admitted, n_tokens, stages):
+                stages.refilled += 1
+
+    def _take(self, admitted: Admitted, n_tokens: np.ndarray, stages: WorldStages) -> bool:
+        query = admitted.query
+        if self.room is not None:
+            domain_gold = self.gold[query.domain] | set(admitted.tested.ref_list)
+            instruction = max(self.longest[query.domain], instruction_tokens(query.query, self.tokens))
+            if not self.room.fits(int(n_tokens[sorted(domain_gold)].sum()), instruction):
+                stages.over_budget += 1
+                return False
+            self.gold[query.domain], self.longest[query.domain] = domain_gold, instruction
+        self.taken[(query.domain, query.track)] += 1
+        self.found[(query.domain, query.track)] += found_outright(admitted.ranks)
+        self.admitted[query.key] = admitted
+        return True
+
+    def in_candidate_order(self, candidates: Sequence[WorldQuery]) -> list[Admitted]:
+        """The admitted queries in the order of ``candidates``."""
+        return [self.admitted[q.key] for q in candidates if q.key in self.admitted]
+
+
 def query_row(qid: str, query: str, answer: str, answers: Sequence[str], tested: Tested, gold_ranks: Sequence[int], *,
               track: str, hops: int, domain: str, lang: str, source: str, entity_id: int | None = None,
-              hop_ids: Sequence[str] = ()) -> dict[str, Any]:
+              hop_ids: Sequence[str] = (), mention: str = "") -> dict[str, Any]:
     """A ``queries`` row: the tested RefList, its hard negatives and the gold documents' calibration ranks (none, and
-    no bucket, for a query that was not calibrated: an official release's train pairs)."""
+    no bucket, for a query that was not calibrated: an official release's train pairs). ``mention`` says how a world
+    query refers to its entity (``name`` or ``description``); empty for real sources."""
     return {
         "qid": qid, "query": query, "answer": answer, "answers": list(answers), "ref_list": list(tested.ref_list),
         "n_refs": len(tested.ref_list), "kind": "single" if len(tested.ref_list) == 1 else "multi", "track": track,
         "hops": hops, "domain": domain, "lang": lang, "source": source, "hard_negatives": list(tested.hard_negatives),
         "calib_ranks": list(gold_ranks), "calib_bucket": difficulty(gold_ranks) if gold_ranks else "", "entity_id": entity_id,
-        "hop_ids": list(hop_ids),
+        "hop_ids": list(hop_ids), "mention": mention,
     }
 
 
@@ -236,7 +314,8 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
     solver = FactSolver(world.facts())
     quotas = spec.quotas()
     orders = {d: candidate_order(world, d, seed) for d in spec.domains}
-    atom_queries, atomized = plan_atomization(world, solver, langs, orders, quotas, seed)
+    wants = {track: surplus(quota, spec.surplus) for track, quota in quotas.items()}
+    atom_queries, atomized = plan_atomization(world, solver, langs, orders, wants, seed, spec.described_share)
     wbank = build_bank(world, atomized, langs, seed, tokens, progress, engine)
     bank: Bank = bank_of(wbank.titles, wbank.texts)
 
@@ -244,43 +323,35 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
         near = bank.neighbours(retriever, wbank.doc_of_entry[(entity, 0)], spec.neighbours)
         return [wbank.entries[int(wbank.entry_of_doc[d])].entity for d in near.tolist()]
 
-    candidates = atom_queries + compose_rest(world, solver, langs, orders, quotas, seed, neighbours, set(atomized))
+    candidates = atom_queries + compose_rest(world, solver, langs, orders, wants, seed, neighbours, set(atomized),
+                                             spec.described_share)
     stages = WorldStages(candidates=Counter(q.track for q in candidates))
     texts = [q.query for q in candidates]
     keep = keep_distinct(bank.query_vectors(retriever, texts), spec.dedup_threshold)
     stages.duplicates = int((~keep).sum())
     survivors = [q for q, k in zip(candidates, keep) if k]
     twins = twins_of(world)
-    queries, collisions = [], []
-    taken: Counter = Counter()
-    gold: dict[str, set[int]] = {d: set() for d in spec.domains}
-    longest: Counter = Counter()
-
-    def wanted(i: int) -> bool:
-        return taken[(survivors[i].domain, survivors[i].track)] < quotas[survivors[i].track]
-
-    for i, query_scores in bank.scored(retriever, [q.query for q in survivors], wanted):
+    admission = Admission(quotas, spec.found_share, room, tokens, spec.domains)
+    for i, query_scores in bank.scored(retriever, [q.query for q in survivors], lambda i: admission.wanted(survivors[i])):
         query = survivors[i]
         refs = [wbank.doc_of_entry[r] for r in query.refs]
         verdicts = _verdicts(query, refs, query_scores, wbank, twins, spec.collision_k)
         tested = stages.admit(refs, verdicts)
-        if tested is None:
-            continue
-        if room is not None:
-            domain_gold = gold[query.domain] | set(tested.ref_list)
-            instruction = instruction_tokens(query.query, tokens)
-            if not room.fits(int(wbank.n_tokens[sorted(domain_gold)].sum()), max(longest[query.domain], instruction)):
-                stages.over_budget += 1
-                continue
-            gold[query.domain], longest[query.domain] = domain_gold, max(longest[query.domain], instruction)
-        taken[(query.domain, query.track)] += 1
-        ranks = ranks_of(query_scores, np.asarray(tested.ref_list, dtype=np.int64)).tolist()
-        queries.append(query_row(f"embs/{query.key}", query.query, query.answer, [query.answer], tested, ranks,
-                                 track=query.track, hops=len(query.hops), domain=query.domain, lang=query.lang,
-                                 source="world", entity_id=query.path[0], hop_ids=query.hops))
-        collisions += [{"qid": queries[-1]["qid"], **vars(v)} for v in verdicts]
+        if tested is not None:
+            ranks = ranks_of(query_scores, np.asarray(tested.ref_list, dtype=np.int64)).tolist()
+            admission.offer(Admitted(query, tested, ranks, verdicts), wbank.n_tokens, stages)
+    admission.refill(wbank.n_tokens, stages)
+    queries, collisions = [], []
+    for admitted in admission.in_candidate_order(survivors):
+        query = admitted.query
+        queries.append(query_row(f"embs/{query.key}", query.query, query.answer, [query.answer], admitted.tested,
+                                 admitted.ranks, track=query.track, hops=len(query.hops), domain=query.domain,
+                                 lang=query.lang, source="world", entity_id=query.path[0], hop_ids=query.hops,
+                                 mention=query.mention))
+        collisions += [{"qid": queries[-1]["qid"], **vars(v)} for v in admitted.verdicts]
     stages.kept = Counter(q["track"] for q in queries)
-    stages.short = {f"{d}/{t}": quotas[t] - taken[(d, t)] for d in spec.domains for t in quotas if taken[(d, t)] < quotas[t]}
+    stages.short = {f"{d}/{t}": quotas[t] - admission.taken[(d, t)] for d in spec.domains for t in quotas
+                    if admission.taken[(d, t)] < quotas[t]}
     return wbank, bank, queries, collisions, stages
 
 

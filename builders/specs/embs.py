@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from builders.engine import ENGINE_HELP, RAY_ADDRESS_HELP, RAY_WORKERS_HELP, EngineName, engine_of
 from builders.options import option, parse_names
-from generators.embs.spec import (BASE_SCALE, DEFAULT_MATERIALIZE, MAX_SCALE, RETRIEVERS, LadderSpec, QuerySpec,
+from generators.embs.spec import (BASE_SCALE, DEFAULT_MATERIALIZE, DESCRIBED_SHARE, FOUND_SHARE, MAX_SCALE, RETRIEVERS, LadderSpec, QuerySpec,
                                   scale_sort_key)
 from generators.world.schema import DOMAINS
 from needlework.checks import require_one_of
@@ -65,6 +65,11 @@ class EmbsBuild:
     retrievers: tuple[str, ...] = option(RETRIEVERS, "Retrievers ranking every ladder corpus (comma-separated; 'none').",
                                          parse=lambda t: () if t.strip() == "none" else parse_names(t))
     collision_k: int = option(10, "Nearest non-RefList documents collision-tested per query.")
+    described_share: float = option(DESCRIBED_SHARE, "World: share of queries naming their entity by a unique description "
+                                                     "instead of its title (calibrated to the paper's Table 3 BM25 64K row).")
+    found_share: float = option(FOUND_SHARE, "World: at most this share of a domain's queries per track found outright "
+                                             "by the build retriever over the whole bank (R@1 / FR@10), unless "
+                                             "candidates run out: calibration's selection.")
     dense_model: str = option("", "Dense model (default: all-MiniLM-L6-v2 shipped offline; the paper: Qwen3-Embedding-8B).")
     reranker: str = option("", "Cross-encoder reranking each retriever's top 100 (sentence-transformers; the paper: "
                                "Qwen3-Reranker-8B); rows named <retriever>+rerank. Empty: none.")
@@ -100,7 +105,8 @@ class EmbsBuild:
 
     def query_spec(self) -> QuerySpec:
         """The query set's constants (validated there)."""
-        return QuerySpec(domains=self.domains, per_domain=self.queries_per_domain, collision_k=self.collision_k)
+        return QuerySpec(domains=self.domains, per_domain=self.queries_per_domain, collision_k=self.collision_k,
+                         described_share=self.described_share, found_share=self.found_share)
 
     def ladder_spec(self) -> LadderSpec:
         """The ladder's constants (validated there)."""

@@ -5,6 +5,11 @@ vector has cosine similarity >= the threshold with an earlier kept query (greedy
 and buckets each query by the exact ranks of its gold documents over the whole bank under the
 calibration retriever: ``easy`` (all in the top 10), ``medium`` (top 100), ``hard`` (deeper).
 Every bucket is kept; the bucket is recorded per query.
+
+Calibration also selects (the paper keeps 882 of 3,457 candidates, Table 2, and gives no rule): of
+each domain's queries of a track, at most :attr:`QuerySpec.found_share` may be *found outright* by the
+calibration retriever over the whole bank, as Table 3 counts a query found (:func:`found_outright`);
+later such candidates wait, and fill the quota only when the other candidates run out (:func:`found_cap`).
 """
 
 from __future__ import annotations
@@ -38,6 +43,21 @@ def hashed_bag_of_words(token_lists: Sequence[Sequence[str]], dim: int = HASH_DI
         for token in tokens:
             out[row, zlib.crc32(token.encode("utf-8")) % dim] += 1.0
     return out
+
+
+FULL_RECALL_K = 10
+"""Table 3's cut-off for a multi-source query (FR@10)."""
+
+
+def found_outright(gold_ranks: Sequence[int]) -> bool:
+    """Whether a query counts as found in Table 3's measure of its kind (A.5): a single gold document ranked first
+    (R@1), every gold document of a multi-source query in the top 10 (FR@10)."""
+    return max(gold_ranks) <= (1 if len(gold_ranks) == 1 else FULL_RECALL_K)
+
+
+def found_cap(quota: int, share: float) -> int:
+    """Queries found outright admitted ahead of the others for a ``quota`` (``share`` of it, rounded half up)."""
+    return int(quota * share + 0.5)
 
 
 def difficulty(gold_ranks: Sequence[int]) -> str:

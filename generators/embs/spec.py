@@ -73,6 +73,14 @@ RERANK_SUFFIX = "+rerank"
 report shows the paper's reranked rows (Qwen3-Reranker-8B) only beside a release that has one."""
 
 
+DESCRIBED_SHARE = 1.0
+"""Default :attr:`QuerySpec.described_share` (OURS; calibrated, see the card's retrieval table)."""
+FOUND_SHARE = 0.55
+"""Default :attr:`QuerySpec.found_share` (OURS; calibrated against Table 3's BM25 64K row)."""
+SURPLUS = 4.0
+"""Default :attr:`QuerySpec.surplus`."""
+
+
 @dataclass(frozen=True)
 class QuerySpec:
     """How many queries of each kind, and the constants of Stages II and III that the paper leaves open.
@@ -88,6 +96,14 @@ class QuerySpec:
             question alone, and too few other paths were near enough to fill the quota).
         collision_k: Stage III: nearest non-RefList documents verified per query (OURS; the paper's k is not given).
         dedup_threshold: Queries whose vectors have cosine >= this with a kept query are dropped (OURS).
+        described_share: Share of queries (drawn per start entity) that refer to their entity by a unique
+            description instead of its title (OURS, :mod:`generators.world.descriptions`): the world's lever
+            for the paper's retrieval difficulty, calibrated against Table 3's 64K row.
+        found_share: Calibration (OURS; the paper keeps 882 of 3,457 candidates and gives no rule): at most this
+            share of a domain's queries of each track are found outright by the build retriever over the whole
+            bank as Table 3 counts it (R@1 single-source, FR@10 multi-source), unless the other candidates run out
+            (:func:`generators.embs.calibration.found_outright`). 1.0 keeps candidate order.
+        surplus: Candidates drawn per quota slot, so calibration and the filters have a choice (OURS).
     """
 
     domains: tuple[str, ...] = DOMAINS
@@ -96,6 +112,9 @@ class QuerySpec:
     neighbours: int = 200
     collision_k: int = 10
     dedup_threshold: float = 0.95
+    described_share: float = DESCRIBED_SHARE
+    found_share: float = FOUND_SHARE
+    surplus: float = SURPLUS
 
     def __post_init__(self) -> None:
         unknown = [d for d in self.domains if d not in DOMAINS]
@@ -107,6 +126,11 @@ class QuerySpec:
             raise SpecError(f"single_share must be in [0, 1], got {self.single_share}")
         if self.neighbours < 1 or self.collision_k < 1:
             raise SpecError(f"neighbours and collision_k must be at least 1, got {self.neighbours}, {self.collision_k}")
+        for name in ("described_share", "found_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise SpecError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+        if self.surplus < 1.0:
+            raise SpecError(f"surplus must be at least 1, got {self.surplus}")
         if not 0.0 < self.dedup_threshold <= 1.0:
             raise SpecError(f"dedup_threshold must be in (0, 1], got {self.dedup_threshold}")
 

@@ -15,6 +15,11 @@ spouse of the spouse of X" is X).
   it in the bank, and a conjunction question asks two facts stated in different pieces, so no single
   piece suffices (checked) while the two together do; RefList = those two pieces.
 
+A seeded share of queries (:attr:`QuerySpec.described_share`, drawn per start entity) refers to the
+start entity by a description instead of its name (:mod:`generators.world.descriptions`: "Who was the
+spouse of the novelist who was born in Lolan?"); the description's facts join the query's required
+facts, so every check above covers them. An entity with no unique description keeps its name.
+
 Candidates are drawn per domain from one seeded order of the domain's entities, a surplus beyond
 the quota so de-duplication and collision testing can drop some (the builder keeps the first
 ``quota`` survivors of each domain and track in candidate order).
@@ -33,13 +38,13 @@ from generators.embs.collisions import with_mirrors
 from generators.embs.spec import BENCHMARK
 from generators.embs.world_bank import article, piece_ranges
 from generators.seeding import rng_for
+from generators.world.descriptions import Description, describe, named
+from generators.world.lexicon import Lexicon
 from generators.world.model import Fact, World
 from generators.world.schema import HOPS, KIND_BY_ID, Hop
 from generators.world.solver import FactSolver, Unsolvable
 from generators.world.tables import LEXICONS
 
-SURPLUS = 1.5
-"""Candidates drawn per quota slot, so filters that drop queries still leave the quota (OURS)."""
 CONJUNCTION: dict[str, str] = {"en": "Answer both questions. {first} {second}", "zh": "请回答两个问题：{first}{second}"}
 """Track 2's question: two hop questions about one entity (new templates, OURS)."""
 ANSWER_JOINER: dict[str, str] = {"en": "; ", "zh": "；"}
@@ -65,6 +70,7 @@ class WorldQuery:
         path: Entities whose documents the question needs (start first).
         required: The facts the answer is read from (one per hop).
         refs: The RefList as bank entries.
+        mention: How the question refers to the start entity: ``name`` or ``description``.
     """
 
     key: str
@@ -77,6 +83,7 @@ class WorldQuery:
     path: tuple[int, ...]
     required: tuple[Fact, ...]
     refs: tuple[RefKey, ...]
+    mention: str = "name"
 
 
 def candidate_order(world: World, domain: str, seed: int) -> array:
@@ -89,9 +96,9 @@ def candidate_order(world: World, domain: str, seed: int) -> array:
     return array("i", ids[order].tobytes())
 
 
-def surplus(quota: int) -> int:
-    """Candidates to draw for a quota."""
-    return math.ceil(quota * SURPLUS) + 1 if quota else 0
+def surplus(quota: int, factor: float) -> int:
+    """Candidates to draw for a quota: ``factor`` per slot and one more (:attr:`QuerySpec.surplus`)."""
+    return math.ceil(quota * factor) + 1 if quota else 0
 
 
 def _answer_text(world: World, answer: int | str, lang: str) -> str:
@@ -154,24 +161,63 @@ def _one_hop(world: World, solver: FactSolver, entity: int) -> list[tuple[Hop, i
     return found
 
 
-def single_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int) -> WorldQuery | None:
+def reference(world: World, solver: FactSolver, entity: int, lang: str, seed: int, share: float,
+              usable: Sequence[Fact]) -> Description:
+    """How a query refers to ``entity``: with probability ``share`` (drawn per entity and seed) a unique
+    description by facts among ``usable``, else (or when it has none) its name."""
+    rng = rng_for(seed, BENCHMARK, "describe", entity)
+    if rng.random() >= share:
+        return named(world, entity, lang)
+    return describe(world, solver, entity, lang, rng, usable) or named(world, entity, lang)
+
+
+def _usable(world: World, entity: int, asked: Collection[str], named_entities: Collection[int | str]) -> list[Fact]:
+    """``entity``'s facts a description of it may use: none of a relation the question asks of it, none pointing to an
+    entity the question reaches (its path or answer)."""
+    return [f for f in world.facts_of[entity] if f.relation not in asked and f.object not in named_entities]
+
+
+def _referred(world: World, lang: str, ref: Description, compose: Callable[..., str], answer: int | str,
+              required: tuple[Fact, ...], refs: Collection[int]) -> tuple[str, tuple[Fact, ...], str] | None:
+    """``(question, required facts, mention)`` with the start entity referred to by ``ref``, or None when that
+    question would not be exact (:func:`exact_evidence`, the description's facts required too)."""
+    text, needed = compose(x=ref.text), (*required, *ref.facts)
+    return (text, needed, ref.mention) if exact_evidence(world, lang, text, answer, needed, refs) else None
+
+
+def _refer_or_name(world: World, solver: FactSolver, entity: int, lang: str, seed: int, share: float,
+                   usable: Sequence[Fact], compose: Callable[..., str], answer: int | str,
+                   required: tuple[Fact, ...], refs: Collection[int]) -> tuple[str, tuple[Fact, ...], str] | None:
+    """The question with its start entity described (:func:`reference`) when that is exact, else named."""
+    ref = reference(world, solver, entity, lang, seed, share, usable)
+    described = _referred(world, lang, ref, compose, answer, required, refs) if ref.facts else None
+    return described or _referred(world, lang, named(world, entity, lang), compose, answer, required, refs)
+
+
+def single_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int,
+                 described_share: float = 0.0) -> WorldQuery | None:
     """A single-source 1-hop question about ``entity``, or None if it has no uniquely answered hop."""
     lex = LEXICONS[lang]
     options = []
     for hop, answer in _one_hop(world, solver, entity):
         text, fact = lex.hops[hop.id][1].format(x=world.name(entity, lang)), required_fact(world, entity, hop, answer)
         if exact_evidence(world, lang, text, answer, (fact,), (entity,)):
-            options.append((hop, answer, text, fact))
+            options.append((hop, answer, fact))
     if not options:
         return None
-    hop, answer, text, fact = options[int(rng_for(seed, BENCHMARK, "single", entity).integers(len(options)))]
+    hop, answer, fact = options[int(rng_for(seed, BENCHMARK, "single", entity).integers(len(options)))]
+    referred = _refer_or_name(world, solver, entity, lang, seed, described_share,
+                              _usable(world, entity, {hop.relation}, {answer}), lex.hops[hop.id][1].format, answer,
+                              (fact,), (entity,))
+    assert referred is not None  # the named question was checked above
+    text, required, mention = referred
     return WorldQuery(f"{domain}/none/e{entity}", text, _answer_text(world, answer, lang), lang, domain, "none",
-                      (hop.id,), (entity,), (fact,), ((entity, 0),))
+                      (hop.id,), (entity,), required, ((entity, 0),), mention)
 
 
 def rewrite_query(
     world: World, solver: FactSolver, entity: int, langs: Sequence[str], domain: str, seed: int,
-    neighbours: Neighbours, excluded: set[int],
+    neighbours: Neighbours, excluded: set[int], described_share: float = 0.0,
 ) -> WorldQuery | None:
     """A Track 1 two-hop question through a near, same-language, non-atomized neighbour, or None."""
     lang = langs[entity]
@@ -189,23 +235,35 @@ def rewrite_query(
             continue
         for hop2, answer in _one_hop(world, solver, mid):
             required = (required_fact(world, entity, hop1, mid), required_fact(world, mid, hop2, answer))
-            text = lex.hops[hop2.id][1].format(x=lex.hops[hop1.id][0].format(x=world.name(entity, lang)))
+            text = _two_hops(lex, hop1, hop2, world.name(entity, lang))
             if exact_evidence(world, lang, text, answer, required, (entity, mid)):
-                options.append((hop1, mid, hop2, answer, text, required))
+                options.append((hop1, mid, hop2, answer, required))
     if not options:
         return None
-    hop1, mid, hop2, answer, text, required = options[int(rng_for(seed, BENCHMARK, "rewrite", entity).integers(len(options)))]
+    hop1, mid, hop2, answer, required = options[int(rng_for(seed, BENCHMARK, "rewrite", entity).integers(len(options)))]
+    referred = _refer_or_name(world, solver, entity, lang, seed, described_share,
+                              _usable(world, entity, {hop1.relation}, {mid, answer}),
+                              lambda x: _two_hops(lex, hop1, hop2, x), answer, required, (entity, mid))
+    assert referred is not None  # the named question was checked above
+    text, required, mention = referred
     return WorldQuery(
         f"{domain}/rewrite/e{entity}", text, _answer_text(world, answer, lang), lang, domain, "rewrite",
-        (hop1.id, hop2.id), (entity, mid), required, ((entity, 0), (mid, 0)),
+        (hop1.id, hop2.id), (entity, mid), required, ((entity, 0), (mid, 0)), mention,
     )
 
 
-def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int) -> tuple[WorldQuery, list[tuple[int, int]]] | None:
+def _two_hops(lex: Lexicon, hop1: Hop, hop2: Hop, x: str) -> str:
+    """The question of ``hop2`` about the answer of ``hop1`` from the entity referred to as ``x``."""
+    return lex.hops[hop2.id][1].format(x=lex.hops[hop1.id][0].format(x=x))
+
+
+def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int,
+                  described_share: float = 0.0) -> tuple[WorldQuery, list[tuple[int, int]]] | None:
     """A Track 2 conjunction question and the piece ranges of the atomized article, or None.
 
     The two facts asked for sit in different pieces; each piece is checked to state at most one
-    of them and the two pieces together both.
+    of them and the two pieces together both. A description of the entity uses only facts those two
+    pieces state, so no third piece is needed.
     """
     art = article(world, entity, lang)
     facts = world.facts_of[entity]
@@ -235,27 +293,39 @@ def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, doma
     texts = ["\n\n".join(art.parts[a:b]) for a, b in ranges]
     if any(all(s in t for s in sentences) for t in texts) or piece_of[0] == piece_of[1]:
         return None
-    text = CONJUNCTION[lang].format(first=lex.hops[first[0].id][1].format(x=name), second=lex.hops[second[0].id][1].format(x=name))
+
+    def conjunction(x: str) -> str:
+        return CONJUNCTION[lang].format(first=lex.hops[first[0].id][1].format(x=x), second=lex.hops[second[0].id][1].format(x=x))
+
     answer = ANSWER_JOINER[lang].join(_answer_text(world, f[1], lang) for f in (first, second))
+    in_refs = [f for f, sentence in zip(facts, art.fact_sentences) if any(sentence in texts[k] for k in piece_of)]
+    usable = [f for f in in_refs if f in _usable(world, entity, {first[0].relation, second[0].relation}, {first[1], second[1]})]
+    referred = _refer_or_name(world, solver, entity, lang, seed, described_share, usable, conjunction, answer,
+                              (first[2], second[2]), (entity,))
+    if referred is None:
+        return None
+    text, required, mention = referred
     query = WorldQuery(
         f"{domain}/atomize/e{entity}", text, answer, lang, domain, "atomize", (first[0].id, second[0].id), (entity,),
-        (first[2], second[2]), tuple((entity, k + 1) for k in piece_of),
+        required, tuple((entity, k + 1) for k in piece_of), mention,
     )
     return query, ranges
 
 
 def plan_atomization(
-    world: World, solver: FactSolver, langs: Sequence[str], orders: Mapping[str, Sequence[int]], quotas: Mapping[str, int], seed: int,
+    world: World, solver: FactSolver, langs: Sequence[str], orders: Mapping[str, Sequence[int]], wants: Mapping[str, int], seed: int,
+    described_share: float = 0.0,
 ) -> tuple[list[WorldQuery], dict[int, list[tuple[int, int]]]]:
-    """Track 2 candidates of every domain and the piece ranges of each atomized entity (before the bank exists)."""
+    """Track 2 candidates of every domain (``wants["atomize"]`` each) and the piece ranges of each atomized entity
+    (before the bank exists)."""
     queries: list[WorldQuery] = []
     atomized: dict[int, list[tuple[int, int]]] = {}
     for domain, order in orders.items():
-        want = surplus(quotas["atomize"])
+        want = wants["atomize"]
         for entity in order:
             if want == 0:
                 break
-            found = atomize_query(world, solver, entity, langs[entity], domain, seed)
+            found = atomize_query(world, solver, entity, langs[entity], domain, seed, described_share)
             if found is not None:
                 queries.append(found[0])
                 atomized[entity] = found[1]
@@ -264,13 +334,14 @@ def plan_atomization(
 
 
 def compose_rest(
-    world: World, solver: FactSolver, langs: Sequence[str], orders: Mapping[str, Sequence[int]], quotas: Mapping[str, int],
-    seed: int, neighbours: Neighbours, atomized: set[int],
+    world: World, solver: FactSolver, langs: Sequence[str], orders: Mapping[str, Sequence[int]], wants: Mapping[str, int],
+    seed: int, neighbours: Neighbours, atomized: set[int], described_share: float = 0.0,
 ) -> list[WorldQuery]:
-    """Track 1 and single-source candidates of every domain, one query per start entity, none touching an atomized one."""
+    """Track 1 and single-source candidates of every domain (``wants`` of each track), one query per start entity, none
+    touching an atomized one."""
     queries: list[WorldQuery] = []
     for domain, order in orders.items():
-        want = {"rewrite": surplus(quotas["rewrite"]), "none": surplus(quotas["none"])}
+        want = {"rewrite": wants["rewrite"], "none": wants["none"]}
         for entity in order:
             if not any(want.values()):
                 break
@@ -278,9 +349,9 @@ def compose_rest(
                 continue
             query = None
             if want["rewrite"]:
-                query = rewrite_query(world, solver, entity, langs, domain, seed, neighbours, atomized)
+                query = rewrite_query(world, solver, entity, langs, domain, seed, neighbours, atomized, described_share)
             if query is None and want["none"]:
-                query = single_query(world, solver, entity, langs[entity], domain, seed)
+                query = single_query(world, solver, entity, langs[entity], domain, seed, described_share)
             if query is not None:
                 queries.append(query)
                 want[query.track] -= 1

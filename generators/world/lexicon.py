@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from generators.world.schema import (
-    CLASS_OF_TYPE, DOMAINS, HOPS, KINDS, RELATIONS, SECTIONS_OF_CLASS,
+    CLASS_OF_TYPE, DESCRIBING_RELATIONS, DOMAINS, HOPS, KINDS, RELATIONS, SECTIONS_OF_CLASS,
 )
 
 FACT_FIELDS = frozenset({"s", "o", "year", "date", "value"})
@@ -38,6 +38,11 @@ class Lexicon:
         topics: Domain -> topic noun phrases used by filler.
         hops: Hop id -> (description of the hop's answer given ``{x}``, question about ``{x}``);
             the description is empty for year hops, which only end questions.
+        clauses: Relation -> a relative clause stating an entity's fact of that relation with ``{o}``
+            (``"who was born in {o}"``), for every relation a description may use (:data:`DESCRIBING_RELATIONS`).
+        described: How a description names an entity by its kind and clauses; fields ``{kind}`` (bare noun)
+            and ``{clauses}`` (joined by ``clause_sep``).
+        clause_sep: What joins two clauses of one description.
         pronouns: ``male|female|place|organization|work`` -> (sentence-initial, inner) subject pronoun.
         months: Month names, January first.
         date_format: Format of a full date; fields ``{year}``, ``{month}`` (name), ``{month_num}``, ``{day}``.
@@ -55,6 +60,9 @@ class Lexicon:
     filler: Mapping[str, tuple[str, ...]]
     topics: Mapping[str, tuple[str, ...]]
     hops: Mapping[str, tuple[str, str]]
+    clauses: Mapping[str, str]
+    described: str
+    clause_sep: str
     pronouns: Mapping[str, tuple[str, str]]
     months: tuple[str, ...]
     date_format: str
@@ -116,6 +124,11 @@ def check_lexicon(lex: Lexicon) -> list[str]:
             problems.append(f"{lex.lang}: hop {hop.id!r} description must use exactly {{x}}")
         if fields_of(ask) != {"x"}:
             problems.append(f"{lex.lang}: hop {hop.id!r} question must use exactly {{x}}")
+    for relation in DESCRIBING_RELATIONS:
+        if fields_of(lex.clauses.get(relation, "")) != {"o"}:
+            problems.append(f"{lex.lang}: clause for {relation!r} must use exactly {{o}}")
+    if fields_of(lex.described) != {"kind", "clauses"}:
+        problems.append(f"{lex.lang}: described must use exactly {{kind}} and {{clauses}}")
     for key in PRONOUN_KEYS:
         if len(lex.pronouns.get(key, ())) != 2:
             problems.append(f"{lex.lang}: pronoun {key!r} needs (sentence-initial, inner)")

@@ -239,6 +239,17 @@ HOPS: dict[str, tuple[str, str]] = {
     "published>year": ("", "In what year was {x} published?"),
 }
 
+CLAUSES: dict[str, str] = {
+    "located_in": "that lies in {o}", "capital": "whose capital is {o}", "headquartered_in": "that is headquartered in {o}",
+    "formed_in": "that was formed in {o}", "founded_by": "that was founded by {o}", "born_in": "who was born in {o}",
+    "father": "whose father was {o}", "mother": "whose mother was {o}", "educated_at": "who studied at {o}",
+    "employed_by": "who worked for {o}", "member_of": "who was a member of {o}", "party_member": "who joined {o}",
+    "died_in": "who died in {o}", "performed_by": "that was performed by {o}", "written_by": "that was written by {o}",
+    "published_by": "that was published by {o}", "directed_by": "that was directed by {o}",
+    "produced_by": "that was produced by {o}",
+}
+"""Relative clauses describing an entity by one of its facts (issue 39's described queries, OURS)."""
+
 LEXICON = Lexicon(
     lang="en",
     kinds=KINDS,
@@ -248,6 +259,9 @@ LEXICON = Lexicon(
     filler=FILLER,
     topics=TOPICS,
     hops=HOPS,
+    clauses=CLAUSES,
+    described="the {kind} {clauses}",
+    clause_sep=" and ",
     pronouns={
         "male": ("He", "he"), "female": ("She", "she"),
         "place": ("It", "it"), "organization": ("It", "it"), "work": ("It", "it"),

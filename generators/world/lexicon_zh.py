@@ -434,6 +434,15 @@ HOPS: dict[str, tuple[str, str]] = {
     "published>year": ("", "{x}出版于哪一年？"),
 }
 
+CLAUSES: dict[str, str] = {
+    "located_in": "位于{o}", "capital": "首都是{o}", "headquartered_in": "总部设在{o}", "formed_in": "组建于{o}",
+    "founded_by": "由{o}创立", "born_in": "出生于{o}", "father": "父亲是{o}", "mother": "母亲是{o}",
+    "educated_at": "毕业于{o}", "employed_by": "曾任职于{o}", "member_of": "曾是{o}的成员", "party_member": "加入了{o}",
+    "died_in": "逝世于{o}", "performed_by": "由{o}演唱", "written_by": "由{o}撰写", "published_by": "由{o}出版",
+    "directed_by": "由{o}执导", "produced_by": "由{o}出品",
+}
+"""描述实体的定语从句：以实体的一条事实指称它（issue 39 的描述式查询，OURS）。"""
+
 LEXICON = Lexicon(
     lang="zh",
     kinds=KINDS,
@@ -443,6 +452,9 @@ LEXICON = Lexicon(
     filler=FILLER,
     topics=TOPICS,
     hops=HOPS,
+    clauses=CLAUSES,
+    described="{clauses}的{kind}",
+    clause_sep="、",
     pronouns={
         "male": ("他", "他"), "female": ("她", "她"),
         "place": ("该地", "该地"), "organization": ("该机构", "该机构"), "work": ("该作品", "该作品"),

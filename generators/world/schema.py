@@ -171,6 +171,9 @@ RELATIONS: tuple[Relation, ...] = (
 )
 RELATION_BY_NAME: dict[str, Relation] = {r.name: r for r in RELATIONS}
 SYMMETRIC_RELATIONS: frozenset[str] = frozenset(r.name for r in RELATIONS if r.symmetric)
+DESCRIBING_RELATIONS: tuple[str, ...] = tuple(r.name for r in RELATIONS if r.objects and not r.symmetric)
+"""Relations a query may describe an entity by ("the novelist who was born in Lolan"): those pointing to an entity and
+stated in one article only (the subject's), so the description adds no document a query needs."""
 """``population`` carries its count in the fact's ``value`` and the census year in ``time``."""
 
 SECTIONS_OF_CLASS: dict[str, tuple[str, ...]] = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from generators.embs.world_queries import (
     plan_atomization,
     rewrite_query,
     single_query,
+    surplus,
 )
 from generators.world.model import Fact
 from generators.world.solver import FactSolver
@@ -215,7 +217,8 @@ def test_oracle_guarantees(composed) -> None:
     langs = wbank.langs
     spec = WORLD.query_spec()
     orders = {d: candidate_order(world, d, WORLD.seed) for d in spec.domains}
-    atoms, atomized = plan_atomization(world, solver, langs, orders, spec.quotas(), WORLD.seed)
+    wants = {track: surplus(quota, spec.surplus) for track, quota in spec.quotas().items()}
+    atoms, atomized = plan_atomization(world, solver, langs, orders, wants, WORLD.seed, spec.described_share)
     assert atomized.keys() == {e.entity for e in wbank.entries if e.pieces}
     assert {q["track"] for q in queries} == {"none", "rewrite", "atomize"}  # the small world has every kind
     by_key = {f"embs/{q.key}": q for q in atoms}
@@ -243,29 +246,31 @@ def test_no_query_is_answered_by_one_document_or_by_its_own_question(composed) -
     """Issue 39: a multi-source query needs every reference (A.1.2) and a single-source one has one. With every
     entity a near neighbour, today's spouse paths are on offer: "Who was the father of the spouse of X?" is answered
     by the spouse's article alone (it names X as spouse and states the father), "the spouse of the spouse of X" is
-    X. Each composed query is checked against what every article of the world states, either direction."""
+    X. Each composed query is checked against what every article of the world states, either direction; queries that
+    describe their entity ("the novelist who was born in Lolan") are checked with the description's facts."""
     world, wbank, *_ = composed
     solver = FactSolver(world.facts())
     statements = [set(with_mirrors(world.facts_of[e])) for e in range(len(world.entities))]
     everyone = lambda _: range(len(world.entities))
     spouses = sum(1 for e in range(len(world.entities)) for f in world.facts_of[e] if f.relation == "spouse")
     assert spouses >= 20, "the test world has marriages to tempt the composer"
-    made = {"rewrite": 0, "none": 0}
+    made: Counter = Counter()
     for entity in range(len(world.entities)):
         if world.entities[entity].twin_of is not None:
             continue
-        for query in (rewrite_query(world, solver, entity, wbank.langs, "x", WORLD.seed, everyone, set()),
-                      single_query(world, solver, entity, wbank.langs[entity], "x", WORLD.seed)):
+        for query in (rewrite_query(world, solver, entity, wbank.langs, "x", WORLD.seed, everyone, set(), 1.0),
+                      single_query(world, solver, entity, wbank.langs[entity], "x", WORLD.seed, 1.0)):
             if query is None:
                 continue
             made[query.track] += 1
+            made[query.mention] += 1
             alone = [e for e, stated in enumerate(statements) if set(query.required) <= stated]
             assert alone == ([query.path[0]] if query.track == "none" else []), (query.query, query.answer, alone)
             stating = {e for f in query.required for e, stated in enumerate(statements) if f in stated}
             assert stating == set(query.path), (query.query, stating)
             assert query.answer.casefold() not in query.query.casefold()
             assert "spouse>person" not in query.hops
-    assert made["rewrite"] >= 20 and made["none"] >= 50
+    assert made["rewrite"] >= 20 and made["none"] >= 50 and made["description"] >= 50 and made["name"] >= 20
 
 
 def test_the_card_gives_the_track_1_hop_mix_of_the_release(release: Path) -> None:

@@ -20,13 +20,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from eval.benchmarks.embs.judge import JUDGE_MAX, JUDGE_RUBRIC
-from eval.benchmarks.embs.paper import TABLE3, TABLE4
 from eval.benchmarks.embs.summary import system_of
 from eval.benchmarks.embs.tasks import QA
 from eval.release import open_release
 from eval.report_runs import MISSING, Run, markdown_table
 from eval.rubric import read_verdicts
 from eval.store import RunDirectory
+from generators.embs.paper import TABLE3, TABLE4
 from generators.embs.spec import BENCHMARK, RERANK_SUFFIX, scale_sort_key
 from needlework.errors import NeedleworkError
 
