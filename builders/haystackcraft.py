@@ -175,6 +175,7 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
     manifest["retrieval"] = retrieval
     if spec.preset:
         manifest["preset"] = preset_record(spec)
+        manifest["eval_over_window"] = "cut-middle"  # utils/llm.py query_llm(truncate=True): the authors cut, never skip
     layout, whole_prompt = spec.prompt_layout, spec.budget_rule == "prompt"
     prefixes = (prefix_token_counts(spec.top_k + max(len(q["support"]) for q in questions), tokens)
                 if layout == "official" else None)

@@ -15,7 +15,7 @@ from eval.store import JUDGE, RESULTS, RunDirectory
 from eval.task import TaskOptions
 from needlework import __version__
 from needlework.backends import BACKENDS
-from needlework.backends.base import BackendError, PreflightError
+from needlework.backends.base import OVER_WINDOW, BackendError, PreflightError
 from needlework.cliutil import UserError, domain_errors
 
 _KEY_START = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_.]*\s*=)")
@@ -165,11 +165,15 @@ def main() -> None:
 @_backend_options("Model name sent to the server, or the HF model for vLLM.",
                   "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
 @click.option("--max-model-len", type=click.IntRange(min=1), default=None,
-              help="The model's window in tokens: prompts over it are skipped, never truncated (default: vllm "
+              help="The model's window in tokens: prompts over it are skipped (or cut, --over-window) (default: vllm "
                    "reads the model's config; openai asks the server where it says, else does not check).")
 @click.option("--tokenizer", "window_tokenizer", default=None,
               help="openai: the evaluated model's tokenizer counting prompts for the window (default: the server's "
                    "tokenize route where it has one).")
+@click.option("--over-window", type=click.Choice(OVER_WINDOW), default=None,
+              help="A prompt over the window: skip it (scored 0), or cut-middle: keep the first and last halves of the "
+                   "tokens that fit, as HaystackCraft's authors do (needs --tokenizer). Default: the release's preset "
+                   "(HaystackCraft --preset paper: cut-middle), else skip.")
 @click.option("--data-parallel-size", type=click.IntRange(min=1), default=None, metavar="N",
               help="vllm: run N engine replicas (each --tensor-parallel-size GPUs) through Ray Data's LLM batch "
                    "processor, on the same token ids and settings (default: one engine in this process, no Ray).")
@@ -203,9 +207,10 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
                 gen_kwargs: str | None, seed: int, thinking_end: str, reasoning: str, answer_prefix: str, scoring: str,
                 backend: str, model: str, base_url: str | tuple[str, ...] | None,
                 api_key_env: str, concurrency: int, timeout_s: float, max_retries: int, wait_for_server_s: float,
-                max_model_len: int | None, window_tokenizer: str | None, data_parallel_size: int | None,
-                tensor_parallel_size: int, ray_address: str, max_error_rate: float, output_dir: Path | None,
-                generations: int, progress: bool, allow_code_execution: bool, code_timeout_s: float | None) -> None:
+                max_model_len: int | None, window_tokenizer: str | None, over_window: str | None,
+                data_parallel_size: int | None, tensor_parallel_size: int, ray_address: str, max_error_rate: float,
+                output_dir: Path | None, generations: int, progress: bool, allow_code_execution: bool,
+                code_timeout_s: float | None) -> None:
     """Run a model over release splits; re-running the same command resumes."""
     from eval.benchmarks.haystackcraft.dynamic_run import run_any
     from eval.runner import RunSpec
@@ -221,8 +226,8 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
             live_retriever=live_retriever, allow_code_execution=allow_code_execution,
             code_timeout_s=code_timeout_s or DEFAULT_TIMEOUT_S, reasoning=reasoning),
         api_key_env=api_key_env, max_model_len=max_model_len, wait_for_server_s=wait_for_server_s,
-        window_tokenizer=window_tokenizer, generations=generations, data_parallel_size=data_parallel_size,
-        tensor_parallel_size=tensor_parallel_size, ray_address=ray_address,
+        window_tokenizer=window_tokenizer, over_window=over_window, generations=generations,
+        data_parallel_size=data_parallel_size, tensor_parallel_size=tensor_parallel_size, ray_address=ray_address,
     )
     try:
         outcome = run_any(spec, progress=progress)  # HaystackCraft's dynamic config runs round by round

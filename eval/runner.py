@@ -45,6 +45,7 @@ from eval.task import Task, TaskOptions
 from needlework import __version__
 from needlework.backends import BackendName, backend_for
 from needlework.backends.base import (
+    OVER_WINDOW,
     WINDOW_ERROR_KINDS,
     Backend,
     BackendError,
@@ -82,6 +83,7 @@ class RunSpec:
     max_model_len: int | None = None
     wait_for_server_s: float = 0.0
     window_tokenizer: str | None = None
+    over_window: str | None = None
     generations: int = 1
     data_parallel_size: int | None = None
     tensor_parallel_size: int = 1
@@ -103,6 +105,8 @@ class RunSpec:
             raise SpecError(f"--limit must be at least 1, not {self.limit}")
         if not 0.0 <= self.max_error_rate <= 1.0:
             raise SpecError(f"--max-error-rate must be in [0, 1], not {self.max_error_rate}")
+        if self.over_window is not None and self.over_window not in OVER_WINDOW:
+            raise SpecError(f"--over-window must be one of {', '.join(OVER_WINDOW)}, not {self.over_window!r}")
         if self.backend == "openai" and not self.base_url:
             raise SpecError("the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)")
 
@@ -248,16 +252,23 @@ def _record(stub: Mapping[str, Any], outcome: Outcome) -> dict[str, Any]:
     error = None if outcome.error is None else {**asdict(outcome.error), "final": outcome.error.final}
     return {**stub, "text": outcome.text, "reasoning": outcome.reasoning, "finish_reason": outcome.finish_reason,
             "usage": asdict(outcome.usage), "error": error, "attempts": outcome.attempts,
-            "latency_s": round(outcome.latency_s, 4)}
+            "latency_s": round(outcome.latency_s, 4), "window_cut": outcome.window_cut}
 
 
-def make_backend(spec: RunSpec) -> Backend:
+def over_window(spec: RunSpec, release: Release) -> str:
+    """What a prompt over the model's window gets: ``--over-window``, else what the release's preset records
+    (``eval_over_window``: HaystackCraft's paper preset cuts its middle as the authors do), else ``skip``."""
+    return spec.over_window or str(release.manifest.get("eval_over_window") or "skip")
+
+
+def make_backend(spec: RunSpec, release: Release | None = None) -> Backend:
     """The backend the spec names; the API key comes from ``spec.api_key_env`` in the environment."""
     return backend_for(spec.backend, spec.model, base_url=spec.base_url, api_key_env=spec.api_key_env,
                        concurrency=spec.concurrency, timeout_s=spec.timeout_s, max_retries=spec.max_retries,
                        seed=spec.seed, max_model_len=spec.max_model_len, window_tokenizer=spec.window_tokenizer,
                        data_parallel_size=spec.data_parallel_size, tensor_parallel_size=spec.tensor_parallel_size,
-                       ray_address=spec.ray_address)
+                       ray_address=spec.ray_address,
+                       over_window=over_window(spec, release) if release is not None else spec.over_window or "skip")
 
 
 def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) -> RunOutcome:
@@ -280,7 +291,7 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     records = directory.latest_samples()
     done = {key for key, record in records.items() if is_done(record)}
     pending = {(e["config"], e["row_id"], e.get("generation")): e["key"] for e in expected if e["key"] not in done}
-    backend = backend or make_backend(spec)
+    backend = backend or make_backend(spec, release)
     if pending:
         asyncio.run(backend.preflight(spec.wait_for_server_s))  # before anything is written or sent
     saved = write_run_file(run_dir, spec, release, backend_facts(backend, directory, asked=bool(pending)), expected)

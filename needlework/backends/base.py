@@ -76,6 +76,14 @@ class Outcome:
     error: SampleError | None = None
     attempts: int = 1
     latency_s: float = 0.0
+    window_cut: dict[str, int] | None = None
+    """``{"tokens", "kept", "prompt_tokens"}`` when the prompt's middle was cut to fit the window
+    (:meth:`needlework.backends.window.WindowRule.fit`), else None."""
+
+
+OVER_WINDOW: tuple[str, ...] = ("skip", "cut-middle")
+"""What a run does with a prompt over the model's window: skip it (recorded ``skipped_window``), or cut its middle
+(:mod:`needlework.backends.window`)."""
 
 
 class BackendError(NeedleworkError, RuntimeError):

@@ -20,6 +20,7 @@ import aiohttp
 import numpy as np
 
 from needlework.backends.base import (
+    OVER_WINDOW,
     BackendError,
     Message,
     Outcome,
@@ -30,6 +31,7 @@ from needlework.backends.base import (
     drain_workers,
 )
 from needlework.backends.window import WindowRule, discover_rule
+from needlework.errors import SpecError
 
 CONTEXT_LENGTH_PATTERN = re.compile(
     r"context.length|context.window|maximum context|exceeds the (available )?context|too many tokens"
@@ -156,16 +158,22 @@ class OpenAIBackend:
         window: int | None = None,
         window_tokenizer: str | None = None,
         fail_fast_connection: bool = False,
+        over_window: str = "skip",
     ) -> None:
         """A backend for ``model`` at ``base_url``.
 
         ``window`` (N, else asked of the server) and ``window_tokenizer`` (the model's tokenizer, else the
-        server's tokenize route) set up the window rule (:mod:`needlework.backends.window`) at :meth:`preflight`.
+        server's tokenize route) set up the window rule (:mod:`needlework.backends.window`) at :meth:`preflight`;
+        ``over_window`` says what a prompt over it gets (``skip``, or ``cut-middle``, which needs ``window_tokenizer``
+        once the window is known).
         ``fail_fast_connection`` returns a failed connection at once instead of retrying it: in a pool of
         endpoints (:mod:`needlework.backends.pool`) another endpoint takes the request.
         """
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+        if over_window not in OVER_WINDOW:
+            raise SpecError(f"--over-window must be one of {', '.join(OVER_WINDOW)}, not {over_window!r}")
+        self.over_window = over_window
         self.model, self.base_url = model, base_url.rstrip("/")
         self.concurrency, self.timeout_s, self.retry = concurrency, timeout_s, retry
         self._headers = {"Content-Type": "application/json"}
@@ -188,6 +196,7 @@ class OpenAIBackend:
             "chat_template_sha256": None,
             "window": self._rule.window if self._rule else self._window,
             "window_counted_by": self._rule.counted_by if self._rule else None,
+            "over_window": self.over_window,
         }
 
     async def preflight(self, wait_s: float = 0.0) -> None:
@@ -226,6 +235,10 @@ class OpenAIBackend:
         timeout = aiohttp.ClientTimeout(total=min(self.timeout_s, PREFLIGHT_TIMEOUT_S))
         async with aiohttp.ClientSession(timeout=timeout, headers=self._headers) as session:  # this event loop's own
             self._rule = await discover_rule(session, self.base_url, self.model, self._window, self._window_tokenizer)
+        if self._rule is not None and self.over_window == "cut-middle" and self._rule.tokens is None:
+            raise PreflightError(f"prompts over the model's window of {self._rule.window:,} tokens are to be cut "
+                                 "(--over-window cut-middle, or the release's preset), which needs the model's tokenizer: "
+                                 "pass --tokenizer (e.g. --tokenizer qwen2.5), or --over-window skip. Nothing was sent")
 
     async def _get(self, url: str) -> tuple[int, bytes]:
         """(status, body) of one GET; an unreachable server is a :class:`PreflightError`."""
@@ -280,19 +293,24 @@ class OpenAIBackend:
         return self._session
 
     async def _complete(self, request: Request) -> Outcome:
+        messages, cut = request.messages, None
         if self._rule is not None:
             started = time.monotonic()
             max_tokens = int(request.generation.get("max_completion_tokens") or request.generation.get("max_tokens") or 0)
-            tokens, over = await self._rule.check(self._client(), request.messages, max_tokens)
+            if self.over_window == "cut-middle":
+                messages, tokens, cut, over = await self._rule.fit(self._client(), messages, max_tokens)
+            else:
+                tokens, over = await self._rule.check(self._client(), messages, max_tokens)
             if over is not None:
                 return Outcome(request.key, None, usage=Usage(prompt_tokens=tokens or 0), error=over,
                                latency_s=time.monotonic() - started)
-        body = json.dumps(build_payload(self.model, request.messages, request.generation)).encode("utf-8")
+        body = json.dumps(build_payload(self.model, messages, request.generation)).encode("utf-8")
         started = time.monotonic()
         for attempt in range(self.retry.max_retries + 1):
             try:
                 text, reasoning, finish, usage = await self._post(body)
-                return Outcome(request.key, text, reasoning, finish, usage, None, attempt + 1, time.monotonic() - started)
+                return Outcome(request.key, text, reasoning, finish, usage, None, attempt + 1, time.monotonic() - started,
+                               window_cut=cut)
             except _Transient as transient:
                 if attempt == self.retry.max_retries or (self.fail_fast_connection and transient.error.kind == "connection"):
                     return _failed(request.key, transient.error, attempt + 1, started)

@@ -21,6 +21,12 @@ server's refusal is recorded as ``context_length``. With N but no way to count, 
 its UTF-8 bytes show it fits (a token is at least one byte, :data:`SURE_TO_FIT_MARGIN` for the template);
 the first that does not stops the run before it is sent (:class:`UncountedPrompt`, naming ``--tokenizer``),
 so no prompt over the window is ever sent uncounted and no scale is reported as fitting untested.
+
+Over the window, a prompt is skipped (``skip``, the default) or, under ``cut-middle``
+(:data:`OVER_WINDOW`), loses the middle of its last message as HaystackCraft's authors cut it
+(``utils/llm.py`` ``query_llm``, ``truncate=True``: the first and last halves of the tokens kept,
+:func:`keep_ends`), so few enough tokens are kept that the counted conversation plus ``max_tokens``
+fits the window (:meth:`WindowRule.fit`, recounted after each cut). Cutting needs ``--tokenizer``.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from typing import Any
 import aiohttp
 
 from needlework.backends.base import BackendError, Message, SampleError
+from needlework.tokens import TokenCounter
 
 CHAT_TOKENS_PER_MESSAGE = 4
 CHAT_TOKENS_PER_PROMPT = 3
@@ -45,6 +52,9 @@ the chat template, a prompt whose bytes + margin + max_tokens fit the window is 
 Count = Callable[[aiohttp.ClientSession, Sequence[Message]], Awaitable[int]]
 """Counts a conversation's prompt tokens, asking the server through the given session where it must."""
 
+
+FIT_PASSES = 4
+"""Cuts tried before a prompt is given up as over the window (each recounts; a seam re-encodes a token or two)."""
 
 NOT_COUNTED = "not counted: the server has no tokenize route and no --tokenizer was given"
 """``counted_by`` of a rule that knows N but cannot count (only prompts whose bytes fit are sent)."""
@@ -62,11 +72,13 @@ class WindowRule:
         window: N, the model's context window in tokens (prompt + completion).
         count: The prompt tokens of a conversation, in the model's tokens; None when they cannot be counted.
         counted_by: How ``count`` counts (recorded in the run's provenance).
+        tokens: The model's tokenizer here (``--tokenizer``), which cuts an over-window prompt; None without one.
     """
 
     window: int
     count: Count | None
     counted_by: str
+    tokens: TokenCounter | None = None
 
     async def check(self, session: aiohttp.ClientSession, messages: Sequence[Message],
                     max_tokens: int) -> tuple[int | None, SampleError | None]:
@@ -91,6 +103,45 @@ class WindowRule:
                                    f"model's window of {self.window:,} tokens ({self.counted_by}); skipped, not truncated")
 
 
+    async def fit(self, session: aiohttp.ClientSession, messages: Sequence[Message], max_tokens: int
+                  ) -> tuple[Sequence[Message], int | None, dict[str, int] | None, SampleError | None]:
+        """:meth:`check`, and a prompt over the window cut to fit (``cut-middle``): (messages as sent, their prompt
+        tokens, ``{"tokens", "kept", "prompt_tokens"}`` when the last message's middle was cut, the error when it
+        still does not fit).
+
+        The last message keeps the first and last ``kept // 2`` of its ``tokens`` (:func:`keep_ends`), ``kept``
+        lowered by what the recount still finds over, until the conversation counted by this rule plus
+        ``max_tokens`` fits the window.
+        """
+        tokens, over = await self.check(session, messages, max_tokens)
+        if over is None or self.tokens is None or self.count is None or tokens is None:
+            return messages, tokens, None, over
+        content = messages[-1]["content"]
+        own = self.tokens.count(content)
+        kept = own - (tokens + max_tokens - self.window)
+        for _ in range(FIT_PASSES):
+            if kept < 2:
+                break
+            trial = [*messages[:-1], {**messages[-1], "content": keep_ends(content, kept, self.tokens)}]
+            counted = await self.count(session, trial)
+            if counted + max_tokens <= self.window:
+                return trial, counted, {"tokens": own, "kept": kept, "prompt_tokens": counted}, None
+            kept -= counted + max_tokens - self.window
+        return messages, tokens, None, over
+
+
+def keep_ends(text: str, kept: int, tokens: TokenCounter) -> str:
+    """``text`` without its middle: its first and last ``kept // 2`` tokens (``input_ids[:max_len//2] +
+    input_ids[-max_len//2:]`` in HaystackCraft's ``utils/llm.py``), cut at token boundaries of the normalized text
+    rather than decoded, so no token is mangled; ``text`` itself when it has no more than ``kept`` tokens."""
+    normalized = tokens.normalize(text)
+    ids, offsets = tokens.encode_with_offsets(normalized)
+    if len(ids) <= kept:
+        return text
+    half = kept // 2
+    return normalized[:int(offsets[half])] + normalized[int(offsets[len(ids) - half]):]
+
+
 def server_root(base_url: str) -> str:
     """The server's root for its non-OpenAI routes: ``base_url`` without a trailing ``/v1``."""
     return base_url.rstrip("/").removesuffix("/v1")
@@ -108,7 +159,10 @@ async def discover_rule(session: aiohttp.ClientSession, base_url: str, model: st
     if window is None:
         return None
     if tokenizer:
-        return WindowRule(window, _local_count(tokenizer), f"tokenizer {tokenizer} + chat overhead")
+        from needlework.tokenizers import load_tokenizer
+
+        counter = load_tokenizer(tokenizer)
+        return WindowRule(window, _local_count(counter), f"tokenizer {tokenizer} + chat overhead", counter)
     probe: list[Message] = [{"role": "user", "content": "window probe"}]
     for count, name in ((_vllm_count(root, model), "server /tokenize"),
                         (_llamacpp_count(root), "server /apply-template + /tokenize"),
@@ -177,11 +231,7 @@ def _llama_cpp_python_count(root: str, model: str) -> Count:
     return count
 
 
-def _local_count(tokenizer: str) -> Count:
-    from needlework.tokenizers import load_tokenizer
-
-    counter = load_tokenizer(tokenizer)
-
+def _local_count(counter: TokenCounter) -> Count:
     def count_now(messages: Sequence[Message]) -> int:
         return CHAT_TOKENS_PER_PROMPT + sum(CHAT_TOKENS_PER_MESSAGE + counter.count(m["content"]) for m in messages)
 

@@ -256,6 +256,32 @@ def test_a_65536_token_model_runs_64k_and_skips_128k_and_above(window_release, q
             in (tmp_path / "report" / "report.md").read_text(encoding="utf-8"))
 
 
+def test_over_window_cut_middle_sends_every_prompt_cut_to_fit_with_template_and_answer(window_release, qwen, tmp_path):
+    """Issue 40: ``--over-window cut-middle`` (HaystackCraft's answer, any release): a 128K prompt for a 65,536-token
+    model keeps its first and last halves, with room for the chat template and ``max_tokens`` as the window rule
+    counts them, and is sent and answered; the record says what was cut. Without --tokenizer it cannot cut, and
+    says so before anything is sent."""
+    configs = [f"{CONTEXTS_PREFIX}128K"]
+    rows = all_rows(window_release, configs)
+    script = Script(answers={}, default="[1, 2, 3]", keep_payloads=True)
+    results = run_cli(window_release, tmp_path / "run", configs, script, "--max-model-len", "65536",
+                      "--tokenizer", "qwen2.5", "--over-window", "cut-middle")
+    assert len(script.payloads) == len(rows) and results["counts"]["errors"] == {}
+    records = [json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(records) == len(rows) and all(r["window_cut"] and r["error"] is None for r in records)
+    for payload in script.payloads:
+        counted = 3 + sum(4 + qwen.count(m["content"]) for m in payload["messages"])  # the rule's chat overhead
+        assert counted + payload["max_tokens"] <= 65_536
+    for record in records:
+        assert record["window_cut"]["tokens"] > 65_536 > record["window_cut"]["kept"]
+    with stub_server(Script(answers={}, default="[1]", models=(MODEL,), window=65_536)) as server:
+        refused = CliRunner().invoke(main, ["run", "--dataset", str(window_release), "--config", configs[0],
+                                            "--backend", "openai", "--base-url", server.base_url, "--model", MODEL,
+                                            "--output-dir", str(tmp_path / "refused"), "--no-progress",
+                                            "--over-window", "cut-middle"])
+    assert refused.exit_code != 0 and "--tokenizer" in refused.output and "Nothing was sent" in refused.output
+
+
 def test_a_window_that_cannot_be_counted_stops_the_run_before_an_uncounted_prompt(window_release, tmp_path):
     """Issue 39: N given, no --tokenizer and a server without a tokenize route. A 64K-token corpus's bytes do not show
     that it fits 65,536 tokens, so the run stops before sending it, naming --tokenizer; no scale is called fitting."""
@@ -353,3 +379,4 @@ def test_a_live_retriever_must_be_bm25_or_dense(small_release, tmp_path):
     result = CliRunner().invoke(main, ["run", "--dataset", str(small_release), "--config", "rankings", "--model", MODEL,
                                        "--base-url", "http://127.0.0.1:9/v1", "--live-retriever", "splade"])
     assert result.exit_code == 2 and "expected bm25, dense or dense:<model>, got 'splade'" in result.output
+

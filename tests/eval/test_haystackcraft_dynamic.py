@@ -32,6 +32,7 @@ from eval.benchmarks.haystackcraft.dynamic_run import run_dynamic
 from eval.benchmarks.haystackcraft.dynamic_world import DynamicWorld
 from eval.release import open_release
 from eval.runner import RunSpec
+from needlework.backends.window import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT
 from eval.selection import RowSelection
 from eval.store import read_records
 from generators.haystackcraft.assemble import RankedQuestion, assemble_haystack
@@ -45,6 +46,7 @@ from generators.haystackcraft.dynamic import (
     parse_response,
 )
 from generators.haystackcraft.prompt import render_document
+from tests.support.openai_stub import Script, serve_in_thread
 from tests.support.scripted import ScriptedBackend
 
 SIZES = (0, 2_000, 4_000)
@@ -409,27 +411,40 @@ def test_results_block_and_report_lay_out_tables_18_to_23_and_the_rounds_plot(tm
     assert any(p.name == "haystackcraft_dynamic_f1_against_rounds.png" and p.stat().st_size > 0 for p in files.plots)
 
 
-def test_a_prompt_over_the_window_keeps_its_first_and_last_halves_and_says_so(tmp_path, release, world, facts,
-                                                                              qwen) -> None:
-    """``utils/llm.py`` ``query_llm(truncate=True)``: over ``max_len`` tokens, the first ``max_len // 2`` and the last
-    ``max_len // 2`` are kept. Here the window less max_tokens is 900 tokens: 4K prompts are cut, a prompt that fits
-    is sent whole."""
-    backend = ScriptedBackend(bridge_model(facts))
-    spec = spec_for(release, tmp_path / "run", tasks=("enforced-1",), sizes=(0, 4_000), max_model_len=1_412,
-                    window_tokenizer="qwen2.5", generation={"max_tokens": 512})
-    outcome = run_dynamic(spec, backend, progress=False, world=world)
+def test_a_prompt_over_the_window_keeps_its_first_and_last_halves_and_says_so(tmp_path, release, qwen) -> None:
+    """``utils/llm.py`` ``query_llm(truncate=True)`` keeps the first and last halves of the tokens. Issue 40: the cut
+    must leave room for the chat template and ``max_tokens`` as the window rule counts them, or the cut prompt is
+    skipped anyway (every 128K prompt of a 100,000-token model was). Over HTTP with a 1,412-token window and 512 new
+    tokens, each 4K round is cut, sent and answered, its counted conversation + 512 within the window; a prompt that
+    fits is sent whole."""
+    window, max_tokens = 1_412, 512
+    script = Script(answers={}, default="The correct answer is X.", models=("scripted",), keep_payloads=True)
+    server = serve_in_thread(script)
+    try:
+        spec = RunSpec(dataset=str(release), configs=("dynamic",), model="scripted", base_url=server.base_url,
+                       output_dir=tmp_path / "run", select=RowSelection(sizes=(0, 4_000), tasks=("enforced-1",)),
+                       max_model_len=window, window_tokenizer="qwen2.5", over_window="cut-middle",
+                       generation={"max_tokens": max_tokens})
+        outcome = run_dynamic(spec, progress=False, tokens=qwen)
+    finally:
+        server.stop()
     rounds = round_records(outcome.run_dir)
-    sent = {hashlib.sha256(p.encode("utf-8")).hexdigest(): p for p in backend.prompts}
+    assert rounds and all(r["error"] is None and r["text"] for r in rounds.values())
+    sent = {hashlib.sha256(p["messages"][-1]["content"].encode("utf-8")).hexdigest(): p["messages"][-1]["content"]
+            for p in script.payloads}
     cut = [r for r in rounds.values() if r["window_cut"]]
-    assert all(r["window_cut"] for r in rounds.values() if "size=4000" in r["row_id"])
+    assert cut and all(r["window_cut"] for r in rounds.values() if "size=4000" in r["row_id"])
+    overhead = CHAT_TOKENS_PER_PROMPT + CHAT_TOKENS_PER_MESSAGE
+    prompts = {p["messages"][-1]["content"] for p in script.payloads}
     for record in cut:
-        prompt = sent[record["prompt_sha256"]]
-        assert record["window_cut"]["kept"] == 900 and record["window_cut"]["tokens"] > 900
-        assert len(qwen.encode(prompt)) <= 904  # re-encoding across the seam may split a token or two (so does decode)
-        assert prompt.startswith(OPENING_FINAL_ALONE + "\n\n\n\n<text>\n")
-        assert prompt.endswith(FINAL_TEMPLATE.rsplit("$Q$", 1)[1])
+        assert record["window_cut"]["tokens"] > record["window_cut"]["kept"]
+        assert record["window_cut"]["prompt_tokens"] + max_tokens <= window
+    for prompt in prompts:
+        assert qwen.count(prompt) + overhead + max_tokens <= window
+    assert all(p.startswith(OPENING_FINAL_ALONE + "\n\n\n\n<text>\n") for p in prompts)
+    assert all(p.endswith(FINAL_TEMPLATE.rsplit("$Q$", 1)[1]) for p in prompts)
     whole = [r for r in rounds.values() if r["window_cut"] is None]
-    assert whole and all(len(qwen.encode(sent[r["prompt_sha256"]])) <= 900 for r in whole)
+    assert whole and all(r["prompt_sha256"] in sent for r in whole)
 
 
 def test_dense_rounds_rank_as_the_static_ranking_over_the_released_embeddings(tmp_path, qwen) -> None:

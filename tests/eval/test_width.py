@@ -63,7 +63,7 @@ def test_generations_are_distinct_samples_with_their_own_seeds_and_resume(tmp_pa
 @pytest.mark.usefixtures("registered")
 def test_the_cli_prints_the_width_curves(tmp_path: Path, monkeypatch):
     release = write_test_release(tmp_path / "release", {"benchmark": "toy"}, SCHEMA, {"test": ROWS[:1]})
-    monkeypatch.setattr(eval.runner, "make_backend", lambda spec: ScriptedBackend(lambda content: "A0"))
+    monkeypatch.setattr(eval.runner, "make_backend", lambda spec, release=None: ScriptedBackend(lambda content: "A0"))
     result = CliRunner().invoke(main, ["run", "--dataset", str(release), "--config", "test", "--model", "m",
                                        "--backend", "vllm", "--generations", "2", "--output-dir", str(tmp_path / "run"),
                                        "--no-progress"])

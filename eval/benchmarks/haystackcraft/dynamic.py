@@ -288,7 +288,7 @@ def outcome_fields(outcome: Outcome) -> dict[str, Any]:
     error = None if outcome.error is None else {**asdict(outcome.error), "final": outcome.error.final}
     return {"text": outcome.text, "reasoning": outcome.reasoning, "finish_reason": outcome.finish_reason,
             "usage": asdict(outcome.usage), "error": error, "attempts": outcome.attempts,
-            "latency_s": round(outcome.latency_s, 4)}
+            "latency_s": round(outcome.latency_s, 4), "window_cut": outcome.window_cut}
 
 
 def interpret(state: ItemState, kind: str, outcome: Outcome, options: TaskOptions) -> dict[str, Any]:
@@ -331,32 +331,6 @@ def item_record(state: ItemState, task: DynamicTask) -> dict[str, Any]:
     }
 
 
-class MiddleCut:
-    """The official answer to a prompt over the model's window (``utils/llm.py`` ``query_llm``, ``truncate=True``):
-    keep its first and last halves of the tokens that fit and drop the middle.
-
-    Args:
-        budget: Tokens the prompt may keep (the window less the answer's room).
-        tokens: The model's tokenizer (``--window-tokenizer``), counting and cutting the prompt.
-    """
-
-    def __init__(self, budget: int, tokens: Any) -> None:
-        if budget < 2:
-            raise SpecError(f"the model's window leaves {budget} tokens for a prompt")
-        self.budget, self.tokens = budget, tokens
-
-    def __call__(self, prompt: str) -> tuple[str, dict[str, int] | None]:
-        """The prompt as sent, and ``{"tokens", "kept"}`` when its middle was cut (None when it fits)."""
-        text = self.tokens.normalize(prompt)
-        ids, offsets = self.tokens.encode_with_offsets(text)
-        if len(ids) <= self.budget:
-            return prompt, None
-        half = self.budget // 2
-        head_end = int(offsets[half])
-        tail_start = int(offsets[len(ids) - half])
-        return text[:head_end] + text[tail_start:], {"tokens": len(ids), "kept": 2 * half}
-
-
 @dataclass
 class DriveStats:
     """What a drive did: requests sent, rounds (lock-step passes), most requests in flight, time outside the model."""
@@ -385,12 +359,12 @@ def rank_round(world: Any, states: Sequence[ItemState]) -> None:
 
 async def drive_rounds(states: Sequence[ItemState], world: Any, backend: Backend, writer: SampleWriter, keys: KeyBase,
                        settings: Mapping[str, Any], task: DynamicTask, *, max_error_rate: float = 1.0,
-                       progress: bool = False, fit: MiddleCut | None = None) -> DriveStats:
+                       progress: bool = False) -> DriveStats:
     """Run every unfinished item to its end in lock-step passes; append round and item records as they complete.
 
     Each pass sends the next round of every unfinished item in one stream (prompts built lazily as the backend asks
-    for them). A round with a transient error leaves its item for the next invocation. With ``fit``, a prompt over the
-    model's window loses its middle (:class:`MiddleCut`) and the record says so (``window_cut``).
+    for them). A round with a transient error leaves its item for the next invocation. A prompt over the model's
+    window is the backend's to skip or cut (``--over-window``); the record says which (``error``, ``window_cut``).
 
     Raises:
         ErrorBudgetExceeded: more than ``max_error_rate`` of the rounds sent failed.
@@ -420,15 +394,12 @@ async def drive_rounds(states: Sequence[ItemState], world: Any, backend: Backend
             if haystack is None:
                 raise SpecError(f"{state.item['id']}: the needles alone exceed size {size}")
             prompt = round_prompt(state, kind, haystack.text)
-            cut = None
-            if fit is not None:
-                prompt, cut = fit(prompt)
             key = keys.round(state.item["id"], number)
             stub = {"key": key, "kind": ROUND_RECORD, "item": state.key, "config": CONFIG, "row_id": state.item["id"],
                     "round": number, "round_kind": kind, "query": state.query, "doc_ids": haystack.doc_ids,
                     "needle_ids": [int(n) for n in ranking.needle_ids], "needle_ranks": [int(r) for r in ranking.needle_ranks],
                     "needle_positions": haystack.needle_positions, "predicted_haystack_tokens": haystack.predicted_tokens,
-                    "truncated_tokens": haystack.truncated_tokens, "window_cut": cut,
+                    "truncated_tokens": haystack.truncated_tokens,
                     "prompt_sha256": hashlib.sha256(prompt.encode("utf-8")).hexdigest()}
             stubs[key] = (state, stub)
             stats.prepare_s += time.perf_counter() - began

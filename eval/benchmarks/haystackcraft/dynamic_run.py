@@ -20,7 +20,6 @@ from eval.benchmarks.haystackcraft.dynamic import (
     DYNAMIC,
     DynamicTask,
     KeyBase,
-    MiddleCut,
     is_dynamic_config,
     restore,
     run_rounds,
@@ -47,17 +46,6 @@ def dynamic_settings(spec: RunSpec) -> dict[str, Any]:
     """Generation settings of every round: temperature 0, :data:`DEFAULT_MAX_TOKENS` new tokens (the official code's
     512 for open non-reasoning models), then ``--gen-kwargs``, then the run's seed."""
     return spec.generation_for({"generation_reserve": DEFAULT_MAX_TOKENS})
-
-
-def window_fit(spec: RunSpec, settings: dict[str, Any]) -> MiddleCut | None:
-    """The official middle cut of over-window prompts when the run names the model's window and tokenizer
-    (``--max-model-len`` and ``--window-tokenizer``): the window less ``max_tokens`` is kept; None otherwise (an
-    over-window prompt then fails as a static one does)."""
-    if not (spec.max_model_len and spec.window_tokenizer):
-        return None
-    from needlework.tokenizers import load_tokenizer
-
-    return MiddleCut(spec.max_model_len - int(settings.get("max_tokens") or 0), load_tokenizer(spec.window_tokenizer))
 
 
 def run_any(spec: RunSpec, backend: Backend | None = None, progress: bool = True) -> RunOutcome:
@@ -103,7 +91,7 @@ def run_dynamic(spec: RunSpec, backend: Backend | None = None, progress: bool = 
     expected = [_expected(s, task) for s in states]
     pending = [s for s in states if not (s.finished and s.recorded)]
     skipped = len(states) - len(pending)
-    backend = backend or make_backend(spec)
+    backend = backend or make_backend(spec, release)
     if pending:
         asyncio.run(backend.preflight(spec.wait_for_server_s))
     saved = write_run_file(run_dir, spec, release, backend_facts(backend, directory, asked=bool(pending)), expected)
@@ -117,7 +105,7 @@ def run_dynamic(spec: RunSpec, backend: Backend | None = None, progress: bool = 
         with directory.sample_writer() as writer:
             try:
                 stats = run_rounds(states, world, backend, writer, keys, settings, task,
-                                   max_error_rate=spec.max_error_rate, progress=progress, fit=window_fit(spec, settings))
+                                   max_error_rate=spec.max_error_rate, progress=progress)
                 new = stats.requests
             except (ErrorBudgetExceeded, BackendError) as err:
                 stop = err
