@@ -387,6 +387,7 @@ def write_run_file(run_dir: Path, spec: RunSpec, release: Release, backend_info:
         "manifest_sha256": release.manifest_sha256, "tokenizer": release.manifest.get("tokenizer"),
         "eval_generation": release_generation(release) or None,
         "lengths_for_model": release.manifest.get("lengths_for_model"),
+        "dense_model": ((release.manifest.get("retrieval") or {}).get("dense") or {}).get("model"),
         **dict(backend_info),
     }
     saved = {"schema_version": SCHEMA_VERSION, "run": run_info, "provenance": provenance, "expected": expected}

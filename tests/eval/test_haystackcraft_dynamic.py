@@ -32,7 +32,6 @@ from eval.benchmarks.haystackcraft.dynamic_run import run_dynamic
 from eval.benchmarks.haystackcraft.dynamic_world import DynamicWorld
 from eval.release import open_release
 from eval.runner import RunSpec
-from needlework.backends.window import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT
 from eval.selection import RowSelection
 from eval.store import read_records
 from generators.haystackcraft.assemble import RankedQuestion, assemble_haystack
@@ -46,6 +45,7 @@ from generators.haystackcraft.dynamic import (
     parse_response,
 )
 from generators.haystackcraft.prompt import render_document
+from needlework.backends.window import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT
 from tests.support.openai_stub import Script, serve_in_thread
 from tests.support.scripted import ScriptedBackend
 
@@ -380,8 +380,10 @@ def test_a_kill_between_the_final_round_and_its_item_record_is_completed_without
 
 
 def test_results_block_and_report_lay_out_tables_18_to_23_and_the_rounds_plot(tmp_path, release, world, facts) -> None:
-    """Appendix O: F1 by size x {1, 2, 3, variable} per strategy (Tables 18/19), % early stop (20/21), single-hop
-    (22), the ablation beside the official workflow (23), and F1 against rounds per size (Figure 9 style)."""
+    """Appendix O in the paper's layout (issue 40): a row per model and rounds (1, 2, 3, max 3), a column per size,
+    for F1 (Table 18 for BM25 + PPR), % early stop (Table 20), single-hop (Table 22) and the ablation (Table 23,
+    its 1-round row the official single round); the paper's rows in italics at the sizes both have (size 0 here);
+    and F1 against rounds per size (Figure 9 style)."""
     from eval.report import write_report
 
     def answer(prompt: str) -> str:  # answers at once in variable rounds, refines to the bridge otherwise
@@ -404,10 +406,22 @@ def test_results_block_and_report_lay_out_tables_18_to_23_and_the_rounds_plot(tm
     assert block["single_hop"]["bm25+ppr"]["enforced-1"]["0"]["n"] == n_single
     files = write_report([outcome.run_dir], tmp_path / "report")
     text = files.markdown.read_text()
-    for title in ("Tables 18/19", "Tables 20/21", "Table 22", "Table 23"):
+    for title in ("### F1, BM25 + PPR (Table 18)", "### % early stop in variable rounds, BM25 + PPR (Table 20)",
+                  "### F1 on single-hop questions, BM25 + PPR (Table 22 layout)",
+                  "### Appendix D ablation, BM25 + PPR (Table 23 layout"):
         assert title in text
-    row = next(line for line in text.splitlines() if line.startswith("| ") and "100.00" in line)
-    assert row.count("100.00") >= 6  # sizes 0 and 2K x rounds 1, 2, 3
+    assert "Qwen3-0.6B" not in text and "| Var" not in text
+    lines = text.splitlines()
+    table = lines[lines.index("### F1, BM25 + PPR (Table 18)") + 2:]
+    assert table[0] == "| model | # rounds | 0 | 2K |"
+    run = next(line for line in table if line.startswith("| scripted"))
+    rounds = table[table.index(run):table.index(run) + 4]
+    assert [r.split(" | ")[1] for r in rounds] == ["1", "2", "3", "max 3"]
+    assert rounds[1].endswith("| 100.00 | 100.00 |") and rounds[3].endswith("| 0.00 | 0.00 |")
+    assert "| *Llama-3.1-8B-Instruct (paper, Table 18)* | *1* | *56.86* | — |" in text
+    assert "|  | *max 3* | *76.47* | — |" in text  # GPT-5, the last of Table 18
+    assert "| *Llama-3.1-8B-Instruct (paper, Table 20)* | *13%* | — |" in text
+    assert "(paper, Table 22)" in text and "(paper, Table 23)" not in text  # Table 23 is the dense strategy's
     assert any(p.name == "haystackcraft_dynamic_f1_against_rounds.png" and p.stat().st_size > 0 for p in files.plots)
 
 
@@ -482,6 +496,11 @@ def test_dense_rounds_rank_as_the_static_ranking_over_the_released_embeddings(tm
               if r["strategy"] == "dense"}
     firsts = [r for r in rounds.values() if r["round"] == 1]
     assert len(firsts) == 4
+    from eval.report import write_report
+
+    text = write_report([outcome.run_dir], tmp_path / "report").markdown.read_text()
+    assert "### F1, dense (all-MiniLM-L6-v2) (Table 19)" in text and "(paper, Table 19)" not in text
+    assert "this release's dense model is all-MiniLM-L6-v2, so the paper's rows are not set beside it" in text
     for record in firsts:
         qid = record["row_id"].split("/dense/")[0]
         assert record["needle_ranks"] == static[qid]["needle_ranks"], qid

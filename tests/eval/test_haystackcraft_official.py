@@ -279,3 +279,30 @@ def test_the_release_schema_is_the_builders() -> None:
     from builders.haystackcraft import PROMPT_FEATURES
 
     assert SCHEMA.names == list(PROMPT_FEATURES)
+
+
+@pytest.mark.parametrize("number", [18, 19, 20, 21, 22, 23])
+def test_every_appendix_o_number_matches_the_paper(paper_text: str, number: int) -> None:
+    """Tables 18-23 (dynamic NIAH) as stored in :mod:`eval.benchmarks.haystackcraft.paper_dynamic`, read back."""
+    from eval.benchmarks.haystackcraft import paper_dynamic
+
+    start = paper_text.index(f"Table {number}: ")
+    header, *lines = paper_text[start:].split("\n\n")[1].strip().split("\n")
+    printed: dict[str, Any] = {}
+    if number in (20, 21):
+        for line in lines:
+            model, *cells = line.split("\t")
+            printed[model] = tuple(float(c.removesuffix("%")) for c in cells)
+        assert printed == paper_dynamic.EARLY_STOP[number]
+        assert paper_dynamic.EARLY_STOP_INFO[number] == ("bm25+ppr" if number == 20 else "dense")
+        return
+    model = ""
+    for line in lines:
+        first, rounds, *cells = line.split("\t")
+        model = first or model
+        printed.setdefault(model, {})[rounds] = tuple(float(c) for c in cells)
+    assert printed == paper_dynamic.ROUND_TABLES[number]
+    info = next(i for i in paper_dynamic.ROUND_TABLE_INFO if i.number == number)
+    caption = paper_text[start:].split("\n", 1)[0]
+    assert ("BM25 + PPR" in caption) == (info.strategy == "bm25+ppr") and ("single-hop" in caption) == (number == 22)
+    assert ("ablation" in caption) == (info.labels is paper_dynamic.ABLATION_LABELS)

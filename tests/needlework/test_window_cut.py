@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
-from needlework.backends.window import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT, WindowRule, _local_count, keep_ends
+from needlework.backends.window import (
+    CHAT_TOKENS_PER_MESSAGE,
+    CHAT_TOKENS_PER_PROMPT,
+    WindowRule,
+    _local_count,
+    keep_ends,
+)
 
 
 def test_keep_ends_keeps_the_first_and_last_halves_of_the_tokens(qwen):
