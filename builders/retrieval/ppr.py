@@ -1,4 +1,4 @@
-"""Graph reranking: Personalized PageRank (scikit-network) seeded on a base retriever's top documents.
+"""Graph reranking: Personalized PageRank seeded on a base retriever's top documents, as the authors' igraph call.
 
 The graph is the hyperlink graph made undirected (a link either way joins two documents), as the
 paper's code does. For a query, the top-s documents of the base retriever X are the seeds, with
@@ -6,19 +6,20 @@ restart weights X's scores clipped at 0 and normalized to sum 1 (uniform if all 
 strategy's order is: documents with PPR score > 0 by PPR score descending (ties in X's order), then
 the documents PPR never reached, in X's order. PPR scores are compared as the float32 values the
 rankings store, so scores equal at that resolution also follow X's order. Seed count s and damping d default to Appendix F.2
-Table 2 per base retriever (:data:`PPR_DEFAULTS`); d is the probability to continue the walk
-(scikit-network's ``damping_factor``; the paper's code passes the same value to igraph's
-``damping``).
+Table 2 per base retriever (:data:`PPR_DEFAULTS`); d is the probability to continue the walk (the
+paper's code passes the same value to igraph's ``damping``).
 
-scikit-network's convention (``sknetwork.linalg.ppr_solver``, solver ``"piteration"``), which
-:class:`PprGraph` reproduces exactly: with ``P = D^-1 A`` (rows of documents without links stay
-zero), personalization ``y`` and ``b_i = (1 - d [i has links]) y_i``, iterate
-``x <- d P^T x + b sum(x)`` and rescale x to sum 1, starting from ``x = b``, until the L1 change is
-below ``tol`` (the previous iterate is returned) or after ``n_iter`` steps. For seeds that have links
-this is the textbook ``x = (1 - d) y + d P^T x``; a seed without links keeps its whole restart
-weight ``y_i`` (the rescaling spreads the walk mass that would leave from it). scikit-network's
-default of 10 iterations stops far from convergence at d = 0.85, so we iterate to ``tol = 1e-9``
-(L1 error of the result below ``tol * d / (1 - d)``, under float32 resolution of the top scores).
+The walk is igraph's ``personalized_pagerank`` (Graph-COM/HaystackCraft ``retrievers/ppr.py``:
+``directed=True`` over both directions of every link, ``reset`` = the restart weights): with
+``P = D^-1 A``, restart vector ``r`` and the documents without links ``Z``, the scores solve
+``x = (1 - d) r + d P^T x + d (sum_{i in Z} x_i) r``: a walker at a document without links restarts
+along ``r``. :meth:`PprGraph.pagerank` iterates ``x <- d P^T x + (1 - sum(d P^T x)) r`` from ``x = r``
+(the mass the walk does not pass on, restart and stranded walkers alike, returns along ``r``) until
+the L1 change is below ``tol`` (the previous iterate is returned). For seeds that have links this is
+the textbook ``x = (1 - d) y + d P^T x`` (scikit-network's ``PageRank`` too); they differ only for a
+seed without links, which scikit-network lets keep its whole restart weight (issue 40: needle ranks
+moved by up to 8 on a sparse corpus). We iterate to ``tol = 1e-9`` (L1 error of the result below
+``tol * d / (1 - d)``, under float32 resolution of the top scores).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from types import MappingProxyType
 import numpy as np
 from scipy import sparse
 from sknetwork.linalg import normalize
-from sknetwork.ranking import PageRank
 
 from builders.retrieval.base import OrderKeys, Retriever, top_k
 from builders.retrieval.cache import fingerprint_of
@@ -94,29 +94,6 @@ def symmetric_adjacency(src: np.ndarray, dst: np.ndarray, n_docs: int) -> sparse
     return adjacency
 
 
-def personalized_pagerank(
-    adjacency: sparse.csr_matrix,
-    seeds: np.ndarray,
-    weights: np.ndarray,
-    damping: float,
-    n_iter: int = N_ITER,
-    tol: float = TOL,
-) -> np.ndarray:
-    """PPR scores of every document with scikit-network's ``PageRank`` (float64, sums to 1).
-
-    Args:
-        adjacency: The (symmetrized) graph.
-        seeds: Seed doc ids (unique).
-        weights: Their restart weights (non-negative, positive sum; normalized here).
-        damping: Probability to continue the walk.
-        n_iter: Most iterations.
-        tol: L1 convergence threshold.
-    """
-    restart = _restart_vector(adjacency.shape[0], seeds, weights)
-    ranker = PageRank(damping_factor=damping, solver="piteration", n_iter=n_iter, tol=tol)
-    return np.asarray(ranker.fit(adjacency, weights=restart).scores_, dtype=np.float64)
-
-
 def _restart_vector(n: int, seeds: np.ndarray, weights: np.ndarray) -> np.ndarray:
     seeds = np.asarray(seeds, dtype=np.int64)
     weights = np.asarray(weights, dtype=np.float64)
@@ -136,10 +113,10 @@ THREADS = min(2, os.cpu_count() or 1)
 
 
 class PprGraph:
-    """A symmetrized graph with scikit-network's PPR operator prepared once per damping factor.
+    """A symmetrized graph with its PPR operator ``d P^T`` prepared once per damping factor.
 
-    ``PageRank.fit`` row-normalizes and transposes the whole adjacency on every call, which costs
-    more than the iterations themselves on a large graph; here that is done once.
+    Row-normalizing and transposing the whole adjacency costs more than the iterations themselves
+    on a large graph; here that is done once.
     :meth:`pagerank_many` solves a batch of queries in parallel with identical results.
 
     Args:
@@ -154,7 +131,6 @@ class PprGraph:
         self.adjacency = sparse.csr_matrix(adjacency, dtype=np.float64)
         self.n_docs = adjacency.shape[0]
         self.n_iter, self.tol = n_iter, tol
-        self._has_links = np.asarray(self.adjacency.sum(axis=1)).ravel() > 0
         self._operators: dict[float, sparse.csr_matrix] = {}
         digest = hashlib.sha256(self.n_docs.to_bytes(8, "big"))
         digest.update(self.adjacency.indptr.astype(np.int64).tobytes())
@@ -168,32 +144,35 @@ class PprGraph:
 
     def _operator(self, damping: float) -> sparse.csr_matrix:
         if damping not in self._operators:
-            # Exactly sknetwork.linalg.ppr_solver.RandomSurferOperator's matrix.
             self._operators[damping] = (damping * normalize(self.adjacency)).T.tocsr()
         return self._operators[damping]
 
-    def _start(self, seeds: np.ndarray, weights: np.ndarray, damping: float) -> tuple[np.ndarray, np.ndarray]:
-        """The seeds with positive restart weight and their restart term ``b`` (the first iterate)."""
+    def _start(self, seeds: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The seeds with positive restart weight and those weights (normalized to sum 1)."""
         restart = _restart_vector(self.n_docs, seeds, weights)
         seeds = np.flatnonzero(restart)
-        return seeds, restart[seeds] * (1.0 - damping * self._has_links[seeds])
+        return seeds, restart[seeds]
 
     def pagerank(self, seeds: np.ndarray, weights: np.ndarray, damping: float) -> np.ndarray:
-        """PPR scores of every document (float64, sum 1); same arguments as :func:`personalized_pagerank`.
+        """PPR scores of every document (float64, sum 1), as igraph's ``personalized_pagerank`` (module docstring).
+
+        Args:
+            seeds: Seed doc ids (unique).
+            weights: Their restart weights (non-negative, positive sum; normalized here).
+            damping: Probability to continue the walk.
 
         The restart vector is non-zero only on the seeds, so its term is added on those entries
         alone; everything else is one sparse matrix-vector product per iteration.
         """
         operator = self._operator(damping)
-        seeds, boost = self._start(seeds, weights, damping)
+        seeds, restart = self._start(seeds, weights)
         scores = np.zeros(self.n_docs, dtype=np.float64)
-        scores[seeds] = boost
+        scores[seeds] = restart
         change = np.empty(self.n_docs, dtype=np.float64)
         for _ in range(self.n_iter):
             step = operator @ scores
-            step[seeds] += boost * scores.sum()
-            step /= step.sum()
-            # As scikit-network: on convergence the iterate before the last step is returned.
+            step[seeds] += restart * (1.0 - step.sum())
+            # On convergence the iterate before the last step is returned.
             np.subtract(scores, step, out=change)
             np.abs(change, out=change)
             if change.sum() < self.tol:
@@ -252,7 +231,7 @@ class PprRetriever:
         self.base, self.graph, self.params = base, graph, params
         self.name = f"{base.name}+ppr"
         self.config = {"kind": "ppr", "base": base.fingerprint, "graph": graph.fingerprint, "seeds": params.seeds,
-                       "damping": params.damping, "solver": "sknetwork-piteration", "n_iter": graph.n_iter, "tol": graph.tol}
+                       "damping": params.damping, "solver": "igraph-convention-piteration", "n_iter": graph.n_iter, "tol": graph.tol}
         self.fingerprint = fingerprint_of(self.config)
 
     def seed_weights(self, base_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Personalized PageRank: scikit-network's convention against a dense numpy reference, the X+ppr order."""
+"""Personalized PageRank: igraph's convention (the authors' call) against pinned igraph values and a dense reference, the X+ppr order."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from builders.retrieval.ppr import (
     PprGraph,
     PprParams,
     PprRetriever,
-    personalized_pagerank,
     symmetric_adjacency,
 )
 from builders.retrieval.rank import rank_strategies
@@ -32,23 +31,27 @@ class FixedScores:
 
 
 def reference_ppr(adjacency: np.ndarray, restart: np.ndarray, damping: float) -> np.ndarray:
-    """Dense power iteration in scikit-network's convention, run to a fixed point.
-
-    x <- d P^T x + b sum(x), rescaled to sum 1, with P = D^-1 A (zero rows for documents without
-    links) and b_i = (1 - d [deg_i > 0]) y_i.
-    """
+    """igraph's personalized PageRank by a dense linear solve: x = (1 - d) r + d P^T x + d (sum of x over the
+    documents without links) r, with P = D^-1 A (zero rows for documents without links)."""
     degree = adjacency.sum(axis=1)
     transition = np.divide(adjacency, degree[:, None], out=np.zeros_like(adjacency), where=degree[:, None] > 0)
-    y = restart / restart.sum()
-    b = (1 - damping * (degree > 0)) * y
-    x = b.copy()
-    for _ in range(100_000):
-        new = damping * transition.T @ x + b * x.sum()
-        new /= new.sum()
-        if np.abs(new - x).sum() < 1e-15:
-            return new
-        x = new
-    return x
+    r = restart / restart.sum()
+    stranded = np.outer(r, (degree == 0).astype(float))  # a walker at a document without links restarts along r
+    return np.linalg.solve(np.eye(len(r)) - damping * (transition.T + stranded), (1 - damping) * r)
+
+
+IGRAPH_CASES = [
+    # (documents, links, restart, damping, igraph's scores): igraph 1.0.0's Graph.personalized_pagerank(directed=True,
+    # damping=d, reset=r) over both directions of each link, as Graph-COM/HaystackCraft retrievers/ppr.py (c68a848)
+    # calls it, run outside the repository (issue 40). Seeds without links keep nothing to themselves: their walkers
+    # restart along r.
+    (6, [(0, 1), (1, 2), (2, 3)], [0.5, 0, 0, 0, 0.3, 0.2], 0.5,
+     [0.385185185185, 0.207407407407, 0.059259259259, 0.014814814815, 0.2, 0.133333333333]),
+    (5, [(0, 1), (1, 2)], [0, 0, 0, 1.0, 0], 0.85, [0.0, 0.0, 0.0, 1.0, 0.0]),
+    (7, [(0, 1), (0, 2), (2, 3), (3, 4)], [0.4, 0, 0.1, 0, 0, 0.3, 0.2], 0.85,
+     [0.309648370399, 0.131600557419, 0.219858989424, 0.146285824666, 0.062171475483, 0.078260869565, 0.052173913043]),
+    (4, [], [0.25, 0.25, 0.5, 0.0], 0.5, [0.25, 0.25, 0.5, 0.0]),
+]
 
 
 def random_graph(rng: np.random.Generator, n: int, links: int, isolated: Sequence[int]) -> sparse.csr_matrix:
@@ -57,8 +60,21 @@ def random_graph(rng: np.random.Generator, n: int, links: int, isolated: Sequenc
     return symmetric_adjacency(src[keep], dst[keep], n)
 
 
+@pytest.mark.parametrize(("n", "links", "restart", "damping", "igraph"), IGRAPH_CASES)
+def test_ppr_gives_igraphs_scores_on_small_graphs(n, links, restart, damping, igraph):
+    """Issue 40: documents without links treated as the authors' igraph call treats them (pinned values), which
+    the dense linear solve of igraph's equation gives too."""
+    src = np.array([u for u, _ in links], dtype=np.int64)
+    dst = np.array([v for _, v in links], dtype=np.int64)
+    restart = np.array(restart)
+    seeds = np.flatnonzero(restart)
+    got = PprGraph.from_links(src, dst, n).pagerank(seeds, restart[seeds], damping)
+    assert np.abs(got - np.array(igraph)).max() < 1e-8
+    assert np.abs(reference_ppr(symmetric_adjacency(src, dst, n).toarray(), restart, damping) - igraph).max() < 1e-8
+
+
 @pytest.mark.parametrize("damping", [0.5, 0.85])
-def test_ppr_matches_dense_reference_with_isolated_seed(damping):
+def test_ppr_matches_the_dense_reference_with_isolated_seed(damping):
     rng = np.random.default_rng(7)
     n = 60
     adjacency = random_graph(rng, n, 90, isolated=[3, 17, 40])
@@ -66,12 +82,8 @@ def test_ppr_matches_dense_reference_with_isolated_seed(damping):
     weights = np.array([0.4, 0.3, 0.2, 0.1])
     restart = np.zeros(n)
     restart[seeds] = weights
-    expected = reference_ppr(adjacency.toarray(), restart, damping)
-    got = personalized_pagerank(adjacency, seeds, weights, damping)
-    fast = PprGraph(adjacency).pagerank(seeds, weights, damping)
-    assert np.abs(got - expected).max() < 1e-6
-    assert np.abs(fast - expected).max() < 1e-6
-    assert np.abs(fast - got).max() < 1e-12
+    got = PprGraph(adjacency).pagerank(seeds, weights, damping)
+    assert np.abs(got - reference_ppr(adjacency.toarray(), restart, damping)).max() < 1e-6
     assert got[3] == 0 and got[40] == 0  # isolated non-seeds are never reached
     assert got.sum() == pytest.approx(1.0)
 
@@ -107,7 +119,7 @@ def test_ppr_argument_checks():
     adjacency = symmetric_adjacency(np.array([0]), np.array([1]), 3)
     for seeds, weights in (([0, 0], [1.0, 1.0]), ([0], [-1.0]), ([], []), ([0], [0.0])):
         with pytest.raises(SpecError):
-            personalized_pagerank(adjacency, np.array(seeds), np.array(weights), 0.5)
+            PprGraph(adjacency).pagerank(np.array(seeds), np.array(weights), 0.5)
     for seeds, damping in ((0, 0.5), (1, 1.0), (1, 0.0)):
         with pytest.raises(SpecError):
             PprParams(seeds=seeds, damping=damping)
@@ -205,9 +217,8 @@ def assert_many_is_single_bitwise(graph: PprGraph, seeds: list[np.ndarray], weig
 
 @pytest.mark.parametrize("damping", [0.5, 0.85])
 def test_pagerank_many_is_bitwise_pagerank_on_a_random_graph(damping):
-    """The batched solve gives exactly the one-query solve (scikit-network's ``piteration`` convention,
-    ``sknetwork/linalg/ppr_solver.py``) for every query, whatever the thread count; both follow the dense
-    reference, isolated seeds included."""
+    """The batched solve gives exactly the one-query solve for every query, whatever the thread count; both follow
+    the dense reference (igraph's equation), isolated seeds included."""
     rng = np.random.default_rng(21)
     n = 300
     adjacency = random_graph(rng, n, 500, isolated=[4, 50, 51])
