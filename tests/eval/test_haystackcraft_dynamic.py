@@ -632,3 +632,19 @@ def test_each_pass_ranks_its_rounds_queries_in_one_batch_with_the_same_rankings(
         return {k: v for k, v in record.items() if k != "latency_s"}
     assert {k: strip(v) for k, v in round_records(batched.run_dir).items()} == \
         {k: strip(v) for k, v in round_records(alone.run_dir).items()}
+
+
+def test_predicted_haystack_tokens_bound_the_haystack_from_above_by_at_most_one_per_document(world, facts, qwen) -> None:
+    """Issue 40: ``predicted_haystack_tokens`` sums each document's and each join's own count; the tokenizer merges
+    across a join, so the haystack as sent holds that many tokens or up to one fewer per document (the card says so)."""
+    seen = 0
+    for question, fact in list(facts.items())[:6]:
+        ranking = world.rank("bm25+ppr", [question], [fact["support"]])[0]
+        for size in (2_000, 4_000):
+            haystack = world.haystack(ranking, size)
+            if haystack is None:
+                continue
+            actual = qwen.count(haystack.text)
+            assert actual <= haystack.predicted_tokens <= actual + len(haystack.doc_ids), (question, size)
+            seen += 1
+    assert seen >= 6

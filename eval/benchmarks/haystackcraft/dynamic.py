@@ -32,7 +32,7 @@ from typing import Any
 
 from tqdm.autonotebook import tqdm
 
-from eval.benchmarks.haystackcraft.tasks import extract_answer, official_extract_answer
+from eval.benchmarks.haystackcraft.tasks import extract_answer, official_answer_or_none, official_extract_answer
 from eval.failures import (
     MIN_SAMPLES_FOR_ERROR_BUDGET,
     ErrorBudgetExceeded,
@@ -294,9 +294,9 @@ def outcome_fields(outcome: Outcome) -> dict[str, Any]:
 def interpret(state: ItemState, kind: str, outcome: Outcome, options: TaskOptions) -> dict[str, Any]:
     """What a round's response means: final or not, early stop, and the analysis and next query it gives.
 
-    A variable round whose response holds an answer as the authors' ``utils/llm.py`` ``extract_answer`` reads it
-    (:func:`eval.benchmarks.haystackcraft.tasks.official_extract_answer`) stops the item early (``infer_variable.py``
-    stops when that reader returns one);
+    A variable round whose response the authors' ``utils/llm.py`` ``extract_answer`` matches
+    (:func:`eval.benchmarks.haystackcraft.tasks.official_answer_or_none` is not ``None``, even an empty match) stops
+    the item early, as ``infer_variable.py`` does;
     a final round ends it; any other round's response is parsed (:func:`parse_response`; the ablation reads
     ``Refined Query:``) after the official ``.strip()``.
     """
@@ -305,7 +305,7 @@ def interpret(state: ItemState, kind: str, outcome: Outcome, options: TaskOption
     response = options.strip_reasoning(outcome.text)
     if kind == KIND_FINAL:
         return {"final": True, "early_stop": False, "summary": None, "next_query": None}
-    if kind == KIND_VARIABLE and official_extract_answer(response):
+    if kind == KIND_VARIABLE and official_answer_or_none(response) is not None:
         return {"final": True, "early_stop": True, "summary": None, "next_query": None}
     summary, next_query = parse_response(response, REFINED_QUERY_MARKER if state.mode.ablation else REFINED_MARKER)
     return {"final": False, "early_stop": False, "summary": summary, "next_query": next_query}

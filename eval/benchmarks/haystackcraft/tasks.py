@@ -165,6 +165,13 @@ def official_extract_answer(response: str) -> str:
     Returns:
         The extracted answer, "" when there is none.
     """
+    return official_answer_or_none(response) or ""
+
+
+def official_answer_or_none(response: str) -> str | None:
+    """:func:`official_extract_answer` as the authors' ``extract_answer`` returns it: ``None`` when no rule
+    matched, else the match, which rules 1, 2, 4 and 5 may leave empty ("The correct answer is ( )."). The
+    authors' ``infer_variable.py`` stops a variable round early whenever that is not ``None``, empty or not."""
     text = response.replace("*", "").strip()
     for pattern in (_OFFICIAL_PAREN, _OFFICIAL_QUOTED):
         found = pattern.search(text)
@@ -185,7 +192,7 @@ def official_extract_answer(response: str) -> str:
             answer = _drop_unpaired_opening(found.group(1).strip())
             if answer:
                 return answer
-    return ""
+    return None
 
 
 def _drop_unpaired_opening(answer: str) -> str:
