@@ -320,7 +320,10 @@ EXTRACT_OR_NONE = [
 
 @pytest.mark.parametrize(("response", "official"), EXTRACT_OR_NONE)
 def test_official_reader_tells_an_empty_match_from_none(response: str, official: str | None) -> None:
-    from eval.benchmarks.haystackcraft.tasks import official_answer_or_none, official_extract_answer
+    from eval.benchmarks.haystackcraft.tasks import (
+        official_answer_or_none,
+        official_extract_answer,
+    )
 
     assert official_answer_or_none(response) == official
     assert official_extract_answer(response) == (official or "")

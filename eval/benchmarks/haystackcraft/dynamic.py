@@ -32,7 +32,11 @@ from typing import Any
 
 from tqdm.autonotebook import tqdm
 
-from eval.benchmarks.haystackcraft.tasks import extract_answer, official_answer_or_none, official_extract_answer
+from eval.benchmarks.haystackcraft.tasks import (
+    extract_answer,
+    official_answer_or_none,
+    official_extract_answer,
+)
 from eval.failures import (
     MIN_SAMPLES_FOR_ERROR_BUDGET,
     ErrorBudgetExceeded,
