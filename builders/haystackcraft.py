@@ -95,13 +95,18 @@ class BuildReport:
     retrieval_markdown: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
     retrieval: dict[str, Any] = field(default_factory=dict)
+    unlinked: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """The rows written, questions dropped, cells skipped, and the retrieval tables (Appendix L)."""
         lines = [wrote_line(self.out, self.rows)]
         if self.dropped:
             lines.append(f"dropped {len(self.dropped)} questions: " + "; ".join(f"{q}: {why}" for q, why in self.dropped[:3])
-                         + (" ..." if len(self.dropped) > 3 else ""))
+                         + (f"; and {len(self.dropped) - 3} more, every one with its reason in the manifest's "
+                            "questions.dropped_questions" if len(self.dropped) > 3 else ""))
+        if self.unlinked:
+            lines.append(f"the corpus has no links between documents: {', '.join(self.unlinked)} rank as their base "
+                         "retrievers (PPR has no edge to walk)")
         if self.skipped_cells:
             lines.append(f"{self.skipped_cells} (question, strategy, size) cells skipped: their needles alone exceed the size")
         truncation = self.retrieval.get("dense", {}).get("truncation", {})
@@ -165,12 +170,14 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
                            bm25_analyzer=spec.bm25_analyzer, dense_query_instruction=spec.dense_query_instruction,
                            record=(retrieval := {}), engine=engine_of(spec))
     table = retrieval_table(rankings, [q["hops"] for q in questions])
-    report = BuildReport(Path(out), dropped=list(inputs.dropped), retrieval=retrieval)
+    report = BuildReport(Path(out), dropped=list(inputs.dropped), retrieval=retrieval,
+                         unlinked=[s for s in spec.strategies if s.endswith("+ppr")] if links.num_rows == 0 else [])
     report.retrieval_markdown = "\n\n".join(appendix_l_markdown(table, metric) for metric in ("recall", "ndcg"))
     manifest = base_manifest(BENCHMARK, spec, tokens, inputs.fingerprints)
     manifest["corpus"] = {"documents": corpus.num_rows, "tokens": int(doc_tokens.sum()), "links": inputs.corpus.links.num_rows,
                           "sources": inputs.corpus.label, "stats": inputs.corpus.stats}
-    manifest["questions"] = {"kept": len(questions), "dropped": len(inputs.dropped)}
+    manifest["questions"] = {"kept": len(questions), "dropped": len(inputs.dropped),
+                             "dropped_questions": [{"qid": qid, "reason": why} for qid, why in inputs.dropped]}
     manifest["join_tokens"] = join_tokens
     manifest["retrieval"] = retrieval
     if spec.preset:
@@ -189,12 +196,13 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
     with ReleaseWriter(out, facts, manifest) as release:
         release.card_fields["retrieval_tables"] = report.retrieval_markdown
         prompt_configs = [*(prompt_config(o) for o in spec.materialize), *([prompt_config(NO_CONTEXT)] * spec.no_context)]
-        for config in [*FEATURES, *prompt_configs]:
+        linked = links.num_rows > 0  # datasets cannot load an empty split: a corpus without links has no links config
+        for config in [*(c for c in FEATURES if linked or c != "links"), *prompt_configs]:
             release.declare(config, features(config))
         corpus_rows = corpus.append_column("n_tokens", pa.array(doc_tokens, pa.int32()))
         tables: dict[str, Iterator[dict] | list[dict]] = {
             "corpus": corpus_rows.select(list(FEATURES["corpus"])).to_pylist(),
-            "links": inputs.corpus.links.to_pylist(),
+            **({"links": inputs.corpus.links.to_pylist()} if linked else {}),
             "qa": questions,
             "rankings": _ranking_rows(qids, rankings),
             "retrieval": table,

@@ -152,7 +152,7 @@ def test_a_build_from_the_official_files(official, tmp_path, qwen) -> None:
     links = list(datasets.load_dataset(str(tmp_path / "r"), "links", split="test"))
     assert [(r["src"], r["dst"]) for r in links] == [(0, 1), (1, 0), (3, 4), (4, 5)]
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
-    assert manifest["questions"] == {"kept": 2, "dropped": 0}  # the dropped question is not among the ids
+    assert manifest["questions"] == {"kept": 2, "dropped": 0, "dropped_questions": []}  # the dropped question is not among the ids
     assert {str(official / "docs.jsonl"), str(official / "edge_list.csv"), str(ids)} <= set(manifest["inputs"])
     with pytest.raises(Exception, match="two corpora"):
         haystackcraft.HaystackCraftBuild(official_corpus=str(official), corpus=("x.json",))

@@ -143,7 +143,9 @@ class DynamicWorld:
             raise ReleaseError(f"{self.release.dataset}: dynamic strategy {name!r} is not bm25+ppr or dense")
         params = None
         if ppr:
-            links = _column_table(self.release, "links", ("src", "dst"))
+            # a corpus without links has no links config: PPR then walks a graph without edges (= the base order)
+            links = (_column_table(self.release, "links", ("src", "dst")) if "links" in self.release.manifest["configs"]
+                     else {"src": [], "dst": []})
             graph = PprGraph.from_links(np.asarray(links["src"], dtype=np.int64), np.asarray(links["dst"], dtype=np.int64),
                                         len(self.titles))
             recorded = (self.block.get("ppr") or {}).get(base)
