@@ -47,7 +47,8 @@ COUNT_BATCH = 1024
 
 _str, _i64, _i32, _i8, _f32, _f64, _bool = (Value(t) for t in ("string", "int64", "int32", "int8", "float32", "float64", "bool"))
 FEATURES: dict[str, Features] = {
-    "corpus": Features({"doc_id": _i64, "title": _str, "text": _str, "lang": _str, "source": _str, "n_tokens": _i32}),
+    "corpus": Features({"doc_id": _i64, "title": _str, "text": _str, "lang": _str, "source": _str, "n_tokens": _i32,
+                        "dropped_chars": _i32}),
     "links": Features({"src": _i64, "dst": _i64}),
     "qa": Features({"qid": _str, "question": _str, "answers": List(_str), "support": List(_i64),
                              "hops": _i8, "source": _str, "lang": _str}),
@@ -96,6 +97,7 @@ class BuildReport:
     seconds: dict[str, float] = field(default_factory=dict)
     retrieval: dict[str, Any] = field(default_factory=dict)
     unlinked: list[str] = field(default_factory=list)
+    markup: dict[str, Any] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """The rows written, questions dropped, cells skipped, and the retrieval tables (Appendix L)."""
@@ -104,6 +106,12 @@ class BuildReport:
             lines.append(f"dropped {len(self.dropped)} questions: " + "; ".join(f"{q}: {why}" for q, why in self.dropped[:3])
                          + (f"; and {len(self.dropped) - 3} more, every one with its reason in the manifest's "
                             "questions.dropped_questions" if len(self.dropped) > 3 else ""))
+        if self.markup.get("pages"):
+            worst = "; ".join(f"{p['title']} (kept {p['kept_chars']:,}, dropped {p['dropped_chars']:,})"
+                              for p in self.markup["most_dropped"][:3])
+            lines.append(f"markup dropped without showing (templates, references, File and Category links): "
+                         f"{self.markup['chars']:,} characters from {self.markup['pages']:,} pages; most, against the "
+                         f"text kept: {worst} (every page's count: the corpus config's dropped_chars)")
         if self.unlinked:
             lines.append(f"the corpus has no links between documents: {', '.join(self.unlinked)} rank as their base "
                          "retrievers (PPR has no edge to walk)")
@@ -143,6 +151,16 @@ def _ranking_rows(qids: Sequence[str], rankings: dict[str, list]) -> Iterator[di
                    "needle_scores": r.needle_scores.tolist()}
 
 
+def markup_dropped(titles: Sequence[str], texts: Sequence[str], dropped: np.ndarray) -> dict[str, Any]:
+    """What a dump's pages lost: the characters of markup dropped without showing, in all, and the 20 pages that lost
+    the most against what they kept (each page's own count is the ``corpus`` config's ``dropped_chars``)."""
+    kept = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    order = np.argsort(-(dropped / np.maximum(kept, 1)), kind="stable")[:20]
+    return {"chars": int(dropped.sum()), "pages": int((dropped > 0).sum()),
+            "most_dropped": [{"title": titles[i], "kept_chars": int(kept[i]), "dropped_chars": int(dropped[i])}
+                             for i in order.tolist() if dropped[i] > 0]}
+
+
 def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = None, progress: bool = True) -> BuildReport:
     """Build a HaystackCraft release at ``out`` (replacing a previous release there atomically).
 
@@ -176,6 +194,9 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
     manifest = base_manifest(BENCHMARK, spec, tokens, inputs.fingerprints)
     manifest["corpus"] = {"documents": corpus.num_rows, "tokens": int(doc_tokens.sum()), "links": inputs.corpus.links.num_rows,
                           "sources": inputs.corpus.label, "stats": inputs.corpus.stats}
+    if inputs.corpus.dropped_chars is not None:
+        report.markup = markup_dropped(titles, texts, inputs.corpus.dropped_chars)
+        manifest["corpus"]["markup_dropped"] = report.markup
     manifest["questions"] = {"kept": len(questions), "dropped": len(inputs.dropped),
                              "dropped_questions": [{"qid": qid, "reason": why} for qid, why in inputs.dropped]}
     manifest["join_tokens"] = join_tokens
@@ -199,7 +220,9 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
         linked = links.num_rows > 0  # datasets cannot load an empty split: a corpus without links has no links config
         for config in [*(c for c in FEATURES if linked or c != "links"), *prompt_configs]:
             release.declare(config, features(config))
-        corpus_rows = corpus.append_column("n_tokens", pa.array(doc_tokens, pa.int32()))
+        dropped = inputs.corpus.dropped_chars
+        corpus_rows = corpus.append_column("n_tokens", pa.array(doc_tokens, pa.int32())).append_column(
+            "dropped_chars", pa.array(np.zeros(corpus.num_rows, np.int32) if dropped is None else dropped, pa.int32()))
         tables: dict[str, Iterator[dict] | list[dict]] = {
             "corpus": corpus_rows.select(list(FEATURES["corpus"])).to_pylist(),
             **({"links": inputs.corpus.links.to_pylist()} if linked else {}),

@@ -63,6 +63,8 @@ class CorpusRead:
             several passages.
         label: Names the source(s) in reports and error messages.
         stats: Counts of what was read, kept, filtered and resolved (keys depend on the reader).
+        dropped_chars: Per document, the characters of its source markup dropped without showing (a MediaWiki
+            page's templates, references, File and Category links); None when the source has no markup.
     """
 
     corpus: pa.Table
@@ -70,6 +72,7 @@ class CorpusRead:
     titles: dict[str, tuple[int, ...]]
     label: str
     stats: dict[str, int]
+    dropped_chars: np.ndarray | None = None
 
     def ids_for_title(self, title: str) -> tuple[int, ...]:
         """The documents a title names (after normalization and redirects); empty when none."""
@@ -180,4 +183,7 @@ def concat_corpora(reads: Sequence[CorpusRead]) -> CorpusRead:
         titles={title: tuple(sorted(ids)) for title, ids in titles.items()},
         label="+".join(read.label for read in reads),
         stats=stats,
+        dropped_chars=None if all(read.dropped_chars is None for read in reads) else np.concatenate(
+            [np.zeros(read.corpus.num_rows, np.int64) if read.dropped_chars is None else read.dropped_chars
+             for read in reads]),
     )

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import mwparserfromhell
 import mwxml
@@ -94,13 +94,22 @@ _QUOTES = re.compile(r"'{2,}")
 _LINK_IN_BRACKETS = re.compile(r"(?<!\[)\[(?=\[\[[^\[])")
 _MAGIC_WORD = re.compile(r"__[A-Z]+__")
 _EMPTY_PARENS = re.compile(r"\(\s*[,;:]?\s*\)")
+REMOVED = "\x00"
+"""Where a template or hidden tag stood, until :func:`_without_debris` reads the parentheses it leaves."""
+DEBRIS_WORDS = 2
+"""Words a parenthesis emptied by removed markup may keep and still be debris ("occasionally", "or also")."""
+_PARENTHESIS = re.compile(r"\(([^()]*)\)")
+_REMOVED_AFTER_OPEN = re.compile(r"\([\s,;:]*\x00[\s,;:\x00]*")  # one character class per run: no backtracking blow-up
+_REMOVED_BEFORE_CLOSE = re.compile(r"(?<![\s,;:])[\s,;:]*\x00[\s,;:\x00]*\)")
+_SEPARATOR_RUNS = re.compile(r"\s*[,;:](?:\s*[,;:])*\s*")
 _SPACES = re.compile(r"[^\S\n]+")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r" +([,.;:!?])")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$")
 
 _RawPage = tuple[str, int, int, str | None, str]  # title, page id, namespace, redirect target, wikitext
-_Record = tuple  # (OTHER,) | (REDIRECT, source, target) | (ARTICLE, title, page id, plain text | None, link targets)
+_Record = tuple  # (OTHER,) | (REDIRECT, source, target) | (ARTICLE, title, page id, plain text | None, link targets,
+#                  characters dropped)
 OTHER, REDIRECT, ARTICLE = "other", "redirect", "article"
 
 
@@ -234,6 +243,7 @@ class _DumpReader:
     text_chunks: list[pa.Array] = field(default_factory=list)
     pending_texts: list[str] = field(default_factory=list)
     target_keys: dict[str, int] = field(default_factory=dict)
+    dropped: array = field(default_factory=lambda: array("q"))  # characters of markup dropped, per kept article
     link_src: array = field(default_factory=lambda: array("q"))
     link_key: array = field(default_factory=lambda: array("q"))
     redirects: dict[str, str] = field(default_factory=dict)
@@ -272,7 +282,7 @@ class _DumpReader:
                 self._collect(record)
 
     def _collect(self, record: _Record) -> None:
-        _, title, page_id, text, targets = record
+        _, title, page_id, text, targets, dropped = record
         if text is None:
             page = f"{title!r} (page id {page_id})"
             raise InputError(str(self.path), page, None, f"wikitext cannot be parsed ({targets[0]})")
@@ -281,6 +291,7 @@ class _DumpReader:
             return
         doc_id = len(self.titles)
         self.titles.append(title)
+        self.dropped.append(dropped)
         self.pending_texts.append(text)
         if len(self.pending_texts) >= TEXT_BATCH:
             self._flush_texts()
@@ -340,16 +351,29 @@ class _DumpReader:
             titles=titles,
             label=self.label,
             stats={name: int(self.stats[name]) for name in names},
+            dropped_chars=np.frombuffer(self.dropped, dtype=np.int64).copy() if self.dropped else np.zeros(0, np.int64),
         )
 
 
-def wikitext_to_plain(wikitext: str, namespaces: dict[str, int] | None = None) -> tuple[str, tuple[str, ...]]:
+class PlainText(NamedTuple):
+    """A page's visible text, the articles it links to, and how many characters of its wikitext were dropped
+    without showing (templates, ``<ref>`` and other hidden tags, File and Category links)."""
+
+    text: str
+    titles: tuple[str, ...]
+    dropped_chars: int
+
+
+def wikitext_to_plain(wikitext: str, namespaces: dict[str, int] | None = None) -> PlainText:
     """Reduce wikitext to the text a reader sees, and list the articles it links to.
 
     Removed: bold/italic quote runs (before parsing), templates, comments, template arguments,
-    tables, ``<ref>`` and the other tags of :data:`HIDDEN_TAGS` with their content,
-    File/Image/Media and Category links, interlanguage links, magic words, and parentheses left
-    empty by removals. Kept: wikilinks as their anchor
+    ``<ref>`` and the other tags of :data:`HIDDEN_TAGS` with their content, File/Image/Media and
+    Category links, interlanguage links, magic words, and what removals leave of a parenthesis:
+    empty ones, and ones left holding at most :data:`DEBRIS_WORDS` words and the separators between
+    removed templates ("Asphalt ({{IPA..}}, {{respell..}}, occasionally {{IPA..}})" reads "Asphalt").
+    Tables are kept as rows of cells: a caption line, then a line per row, its cells joined by " | ".
+    Kept: wikilinks as their anchor
     text (the target when there is none; the pipe trick drops a trailing disambiguator), external
     links as their text (bare URLs as written, bracketed ones without text dropped), visible text of
     formatting tags, headings as plain lines, HTML entities unescaped, a wikilink in literal
@@ -362,22 +386,42 @@ def wikitext_to_plain(wikitext: str, namespaces: dict[str, int] | None = None) -
             defaults to the standard English ones.
 
     Returns:
-        The plain text and the normalized titles of the article-namespace pages linked anywhere in
-        the wikitext, unique, in order of first appearance ("" for a link to a section of the page
-        itself).
+        The plain text; the normalized titles of the article-namespace pages linked anywhere in the
+        wikitext, unique, in order of first appearance ("" for a link to a section of the page
+        itself); and the characters of wikitext dropped without showing.
     """
     namespaces = namespaces or DEFAULT_NAMESPACES
     # Bold/italic quote runs carry no text, and an unbalanced one makes the parser give up on the
     # rest of its paragraph (leaving <ref> and {{templates}} as text), so they go before parsing.
     # The outer bracket of "[[[Target]]]" becomes its entity so the parser sees "[" and a wikilink.
     code = mwparserfromhell.parse(_LINK_IN_BRACKETS.sub("&#91;", _QUOTES.sub("", wikitext)))
-    text = _MAGIC_WORD.sub("", _render(code, namespaces))
+    dropped = [0]
+    text = _without_debris(_MAGIC_WORD.sub("", _render(code, namespaces, dropped)))
     text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", _SPACES.sub(" ", _EMPTY_PARENS.sub("", text)))
     text = _BLANK_RUNS.sub("\n\n", "\n".join(line.strip() for line in text.split("\n"))).strip()
     titles: list[str] = []
     _link_titles(code, titles)
     kinds = (_classify(title, namespaces) for title in titles)
-    return text, tuple(dict.fromkeys(normalize_title(target) for kind, target in kinds if kind == "article"))
+    return PlainText(text, tuple(dict.fromkeys(normalize_title(target) for kind, target in kinds if kind == "article")),
+                     dropped[0])
+
+
+def _without_debris(text: str) -> str:
+    """``text`` with the marks of removed markup (:data:`REMOVED`) gone, and a parenthesis that held removed markup
+    left with nothing but separators and at most :data:`DEBRIS_WORDS` words, none with a digit, dropped whole
+    ("(born)" goes, "(died 1900)" stays); separators left around removed markup collapse ("(; died 1900)" reads
+    "(died 1900)")."""
+    def clean(match: re.Match[str]) -> str:
+        inner = match.group(1)
+        if REMOVED not in inner:
+            return match.group(0)
+        kept = _SEPARATOR_RUNS.sub(lambda m: m.group(0).strip()[:1] + " ", inner.replace(REMOVED, " "))
+        kept = kept.strip().strip(",;:").strip()
+        words = kept.split()
+        return "" if len(words) <= DEBRIS_WORDS and not any(c.isdigit() for c in kept) else f"({kept})"
+    # separators between removed markup and a parenthesis go first (nested parentheses too); the mark stays
+    text = _REMOVED_AFTER_OPEN.sub("(" + REMOVED, _REMOVED_BEFORE_CLOSE.sub(REMOVED + ")", text))
+    return _PARENTHESIS.sub(clean, text).replace(REMOVED, "")
 
 
 def _link_titles(code: Wikicode, out: list[str]) -> None:
@@ -399,27 +443,37 @@ def _link_titles(code: Wikicode, out: list[str]) -> None:
                 _link_titles(child, out)
 
 
-def _render(code: Wikicode, namespaces: dict[str, int]) -> str:
-    """The visible text of parsed wikitext (templates, comments and {{{arguments}}} show nothing)."""
+def _render(code: Wikicode, namespaces: dict[str, int], dropped: list[int]) -> str:
+    """The visible text of parsed wikitext (templates, comments and {{{arguments}}} show nothing); a template or hidden
+    tag leaves :data:`REMOVED` where it stood, and ``dropped[0]`` counts the characters dropped."""
     out: list[str] = []
     for node in code.nodes:
         if isinstance(node, Text):
             out.append(node.value)
         elif isinstance(node, Wikilink):
-            out.append(_render_wikilink(node, namespaces))
+            shown = _render_wikilink(node, namespaces, dropped)
+            if shown is None:
+                dropped[0] += len(str(node))
+            out.append(shown or "")
+        elif isinstance(node, Template):
+            dropped[0] += len(str(node))
+            out.append(REMOVED)
         elif isinstance(node, Tag):
             tag = str(node.tag).strip().lower()
-            if node.wiki_markup == "{|" or tag in HIDDEN_TAGS:
-                continue
-            if tag in LINE_BREAK_TAGS:
+            if node.wiki_markup == "{|":
+                out.append(_render_table(node, namespaces, dropped))
+            elif tag in HIDDEN_TAGS:
+                dropped[0] += len(str(node))
+                out.append(REMOVED)
+            elif tag in LINE_BREAK_TAGS:
                 out.append("\n")
             elif node.contents is not None and not node.self_closing:
-                out.append(_render(node.contents, namespaces))
+                out.append(_render(node.contents, namespaces, dropped))
         elif isinstance(node, Heading):
-            out.append("\n" + _render(node.title, namespaces).strip() + "\n")
+            out.append("\n" + _render(node.title, namespaces, dropped).strip() + "\n")
         elif isinstance(node, ExternalLink):
             if node.title is not None:
-                out.append(_render(node.title, namespaces))
+                out.append(_render(node.title, namespaces, dropped))
             elif not node.brackets:
                 out.append(str(node.url))
         elif isinstance(node, HTMLEntity):
@@ -427,14 +481,43 @@ def _render(code: Wikicode, namespaces: dict[str, int]) -> str:
     return "".join(out)
 
 
-def _render_wikilink(node: Wikilink, namespaces: dict[str, int]) -> str:
+def _render_table(table: Tag, namespaces: dict[str, int], dropped: list[int]) -> str:
+    """A wikitable as text: its caption on a line, then a line per row with the row's cells joined by " | " (a cell's
+    own line breaks become spaces; the header cells before the first ``|-`` are the first row)."""
+    def cell(node: Tag) -> str:
+        return " ".join(_render(node.contents, namespaces, dropped).replace(REMOVED, " ").split())
+
+    lines: list[str] = []
+    first: list[str] = []
+    for node in table.contents.nodes if table.contents is not None else ():
+        if not isinstance(node, Tag):
+            continue
+        if str(node.tag).strip().lower() in ("td", "th") and str(node.contents or "").startswith("+"):
+            lines.append(cell(node).removeprefix("+").strip())  # "|+ caption": mwparserfromhell reads it as a cell
+        elif str(node.tag).strip().lower() in ("td", "th"):
+            first.append(cell(node))
+        elif str(node.tag).strip().lower() == "tr":
+            if first:
+                lines.append(" | ".join(first))
+                first = []
+            cells = [cell(c) for c in node.contents.nodes if isinstance(c, Tag)
+                     and str(c.tag).strip().lower() in ("td", "th")] if node.contents is not None else []
+            if any(cells):
+                lines.append(" | ".join(cells))
+    if first:
+        lines.append(" | ".join(first))
+    return "\n" + "\n".join(line for line in lines if line.strip()) + "\n"
+
+
+def _render_wikilink(node: Wikilink, namespaces: dict[str, int], dropped: list[int]) -> str | None:
+    """A wikilink as shown; None for one that shows nothing (a File or Category link)."""
     kind, target = _classify(str(node.title), namespaces)
     if kind == "hidden":
-        return ""
+        return None
     if node.text is None:  # rendered, not copied: a title may hold templates or entities
-        return _render(node.title, namespaces).strip().lstrip(":").strip()
+        return _render(node.title, namespaces, dropped).strip().lstrip(":").strip()
     if str(node.text).strip():
-        return _render(node.text, namespaces)
+        return _render(node.text, namespaces, dropped)
     return _DISAMBIGUATION.sub("", target.split(":", 1)[-1])  # the pipe trick: [[Paris (band)|]] shows "Paris"
 
 
@@ -480,11 +563,11 @@ def _parse_pages(pages: list[_RawPage], namespaces: dict[str, int]) -> list[_Rec
             records.append((REDIRECT, normalize_title(title), normalize_title(redirect)))
         else:
             try:
-                text, targets = wikitext_to_plain(wikitext, namespaces)
+                text, targets, dropped = wikitext_to_plain(wikitext, namespaces)
             except mwparserfromhell.parser.ParserError as err:
-                records.append((ARTICLE, title, page_id, None, (str(err),)))
+                records.append((ARTICLE, title, page_id, None, (str(err),), 0))
             else:
-                records.append((ARTICLE, title, page_id, text, targets))
+                records.append((ARTICLE, title, page_id, text, targets, dropped))
     return records
 
 

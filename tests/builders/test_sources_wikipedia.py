@@ -270,11 +270,34 @@ def test_wikitext_to_plain_markup_cases():
         "x&nbsp;&lt;y&gt; <b>visible</b><math>x^2</math> [http://e.org External text] [http://e.org/bare] "
         "<!-- hidden --> ({{lang|fr|Paris}}) [[de:Paris]] [[wikt:word|word]] __NOTOC__\n\n\n\nEnd."
     )
-    text, targets = wikitext_to_plain(wikitext)
-    # Tables, <math>, comments, templates, File and interlanguage links and magic words go; the
-    # pipe trick drops the disambiguator; entities are unescaped (no-break space -> space).
-    assert text == "Bold and italic Paris Category:Shown\n\nSection\n\nx <y> visible External text word\n\nEnd."
+    text, targets, dropped = wikitext_to_plain(wikitext)
+    # <math>, comments, templates, File and interlanguage links and magic words go; a table is kept as rows of
+    # cells (issue 40); the pipe trick drops the disambiguator; entities are unescaped (no-break space -> space).
+    assert text == ("Bold and italic Paris Category:Shown\n\ncell Table link\n\nSection\n\n"
+                    "x <y> visible External text word\n\nEnd.")
     assert targets == ("Paris (band)", "Caption link", "Table link")
+    assert dropped == len("[[File:X.jpg|thumb|a [[caption link]]]]") + len("<math>x^2</math>") + len(
+        "{{lang|fr|Paris}}") + len("[[de:Paris]]")
+
+
+def test_tables_read_as_rows_and_removed_markup_leaves_no_debris():
+    """Issue 40: a page that is mostly a table (an Academy Award list) kept only its headings, and templates left
+    "Asphalt (,, occasionally )". A table is its caption and a line per row, cells joined by " | "; a parenthesis
+    that removed templates leave with separators and a word or two goes whole, one with content stays, cleaned."""
+    wikitext = (
+        "'''Asphalt''' ({{IPAc-en|ˈ|æ|s|f|ɔː|l|t}}, {{respell|ASS|fawlt}}, occasionally {{IPAc-en|ˈ|æ}}) is sticky. "
+        "Marie ({{lang-fr|Marie}}; died 1900) wrote (a plain aside).\n"
+        '{| class="wikitable"\n|+ Academy Award winners\n! Year !! Film !! Director\n|-\n'
+        "| 1927 || [[Wings (1927 film)|Wings]] || William A. Wellman\n|-\n| 1928\n| ''[[The Broadway Melody]]''\n"
+        '| style="x" | Harry Beaumont<ref>source</ref>\n|}\nAfter.'
+    )
+    text, targets, dropped = wikitext_to_plain(wikitext)
+    assert text == ("Asphalt is sticky. Marie (died 1900) wrote (a plain aside).\n\nAcademy Award winners\n"
+                    "Year | Film | Director\n1927 | Wings | William A. Wellman\n1928 | The Broadway Melody | "
+                    "Harry Beaumont\n\nAfter.")
+    assert targets == ("Wings (1927 film)", "The Broadway Melody")
+    assert dropped == sum(len(t) for t in ("{{IPAc-en|ˈ|æ|s|f|ɔː|l|t}}", "{{respell|ASS|fawlt}}", "{{IPAc-en|ˈ|æ}}",
+                                            "{{lang-fr|Marie}}", "<ref>source</ref>"))
 
 
 def test_concat_corpora_renumbers_and_shifts(read, tmp_path):
@@ -301,3 +324,30 @@ def test_normalize_title():
     assert normalize_title("mcDonald's") == "McDonald's"  # only the first character changes
     assert normalize_title("éclair") == "Éclair"
     assert normalize_title("#Section") == ""
+
+
+def test_debris_cleaning_stays_linear_and_reads_nested_parentheses():
+    """The debris patterns use one character class per run: 5,000 spaces before a parenthesis cost nothing (nested
+    quantifiers made such a page take minutes), and a removed template beside a nested parenthesis leaves none of
+    its separators."""
+    text, _, _ = wikitext_to_plain('The words oida ({{lang|grc|x}}, "(I) know") and more ({{x}}; {{y}}).'
+                                   + " " * 5_000 + "(a, b , ) end")
+    assert text == 'The words oida ("(I) know") and more. (a, b, ) end'
+
+
+def test_the_slice_reads_without_debris_and_counts_what_each_page_dropped(read):
+    """Issue 40 on the 53 real articles: no parenthesis left empty or holding only separators (78 such places before
+    the fix), and each page's dropped markup counted; the build's summary names the pages that lost most."""
+    from builders.haystackcraft import markup_dropped
+
+    texts = read.corpus.column("text").to_pylist()
+    titles = read.corpus.column("title").to_pylist()
+    debris = [(t, m.group(0)) for t, x in zip(titles, texts)
+              for m in re.finditer(r"\([\s,;:]*\)|\(\s*[,;]|[,;]\s*[,;]\s*\w+\s*\)", x)]
+    assert debris == []
+    assert read.dropped_chars is not None and len(read.dropped_chars) == len(texts) == 53
+    assert (read.dropped_chars > 0).sum() >= 50 and (read.dropped_chars >= 0).all()
+    summary = markup_dropped(titles, texts, read.dropped_chars)
+    assert summary["chars"] == int(read.dropped_chars.sum()) and summary["pages"] == int((read.dropped_chars > 0).sum())
+    worst = summary["most_dropped"][0]
+    assert worst["dropped_chars"] / worst["kept_chars"] >= max(d / max(len(x), 1) for d, x in zip(read.dropped_chars, texts))

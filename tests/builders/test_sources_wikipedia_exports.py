@@ -76,7 +76,7 @@ def test_a_utf16_export_reads_like_its_utf8_twin(tmp_path):
 
 
 def test_a_wikilink_in_literal_brackets_reads_as_mediawiki_shows_it(tmp_path):
-    text, targets = wikitext_to_plain("He wrote [[[The Art of Being Right]]] in 1831; see ''[[[Eristic|it]]]''.")
+    text, targets, _ = wikitext_to_plain("He wrote [[[The Art of Being Right]]] in 1831; see ''[[[Eristic|it]]]''.")
     assert text == "He wrote [The Art of Being Right] in 1831; see [it]." and "[[" not in text and "]]" not in text
     assert targets == ("The Art of Being Right", "Eristic")
     read = read_mediawiki_dump(write(tmp_path / "a.xml", export(PAGES, siteinfo=False)), workers=1)
