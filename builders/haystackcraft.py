@@ -35,7 +35,7 @@ from builders.retrieval.rank import rank_corpus
 from builders.sources.haystackcraft_official import read_build_inputs
 from generators.haystackcraft.assemble import RankedQuestion
 from generators.haystackcraft.measure import JoinCounts
-from generators.haystackcraft.preset import preset_record
+from generators.haystackcraft.preset import PAPER_EVAL, preset_record
 from generators.haystackcraft.prompt import DOCUMENT_JOINER, PromptLayout, render_document
 from generators.haystackcraft.rows import haystack_rows, materialize, no_context_row, prefix_token_counts, prompt_overhead
 from generators.haystackcraft.spec import (BENCHMARK, NO_CONTEXT)
@@ -203,7 +203,7 @@ def build(spec: HaystackCraftBuild, out: Path, *, tokens: TokenCounter | None = 
     manifest["retrieval"] = retrieval
     if spec.preset:
         manifest["preset"] = preset_record(spec)
-        manifest["eval_over_window"] = "cut-middle"  # utils/llm.py query_llm(truncate=True): the authors cut, never skip
+        manifest.update(PAPER_EVAL)
     layout, whole_prompt = spec.prompt_layout, spec.budget_rule == "prompt"
     prefixes = (prefix_token_counts(spec.top_k + max(len(q["support"]) for q in questions), tokens)
                 if layout == "official" else None)

@@ -35,6 +35,12 @@ PAPER_TOP_K = 2560
 """Documents each retriever returns in the authors' code (``k=2560`` in ``retrievers/*.py``)."""
 PAPER_DENSE_INSTRUCTION = "Given a query, retrieve relevant documents that answer the query"
 """``retrievers/qwen.py`` ``get_detailed_instruct``: the task description before each dense query."""
+OFFICIAL_MAX_NEW_TOKENS = 512
+"""``max_new_tokens`` of the authors' ``query_llm`` calls for open non-reasoning models (``infer_static.py``,
+``infer_multi.py``): recorded by the paper preset as the evaluation's ``max_tokens``, so the window cut leaves it room."""
+PAPER_EVAL: dict[str, Any] = {"eval_generation": {"max_tokens": OFFICIAL_MAX_NEW_TOKENS}, "eval_over_window": "cut-middle"}
+"""What a ``paper`` release tells ``python -m eval`` (manifest keys): 512 new tokens, and prompts over the window
+cut in the middle as ``utils/llm.py`` ``query_llm(truncate=True)`` does, never skipped."""
 PAPER_VALUES: dict[str, Any] = {
     "prompt_layout": "official",
     "budget_rule": "prompt",

@@ -138,8 +138,9 @@ def test_paper_preset_values_are_recorded(builds) -> None:
     assert preset["departures"] == list(PRESET_DEPARTURES)
     assert json.loads((builds["default"] / "manifest.json").read_text()).get("preset") is None
     # issue 40: the authors cut a prompt over the window (utils/llm.py query_llm, truncate=True); eval follows the preset
-    assert manifest["eval_over_window"] == "cut-middle"
-    assert json.loads((builds["default"] / "manifest.json").read_text()).get("eval_over_window") is None
+    assert manifest["eval_over_window"] == "cut-middle" and manifest["eval_generation"] == {"max_tokens": 512}
+    default = json.loads((builds["default"] / "manifest.json").read_text())
+    assert default.get("eval_over_window") is None and default.get("eval_generation") is None
 
 
 def test_explicit_options_win_over_the_preset() -> None:

@@ -60,6 +60,7 @@ from generators.haystackcraft.dynamic import (
     parse_mode,
     parse_response,
 )
+from generators.haystackcraft.preset import OFFICIAL_MAX_NEW_TOKENS
 from generators.haystackcraft.spec import BENCHMARK
 from generators.strategies import strategy_parts
 from needlework.backends.base import WINDOW_ERROR_KINDS, Backend, Outcome, Request
@@ -70,7 +71,7 @@ DYNAMIC = f"{BENCHMARK}/dynamic"
 """The dynamic NIAH task (every mode; the mode is a metadata column)."""
 ROUND_RECORD = "dynamic-round"
 """The ``kind`` of a round record in the samples log (item records have none)."""
-DEFAULT_MAX_TOKENS = 512
+DEFAULT_MAX_TOKENS = OFFICIAL_MAX_NEW_TOKENS
 """The official code's ``max_new_tokens`` for non-reasoning open models (``infer_multi.py`` ``main``); override
 with ``--gen-kwargs max_tokens=N`` (reasoning models: the official code sets none, GPT-5 16,382)."""
 DYNAMIC_METRIC = (
