@@ -57,9 +57,11 @@ def build_command(entry: Registered) -> click.Command:
     @interruptible
     @domain_errors
     def run(out: Path, quiet: bool, **values: Any) -> None:
+        from builders.preflight import check_before_work
         from builders.release import skip_pyarrow_pandas_probe
 
         spec = spec_from_options(entry.spec, values)
+        check_before_work(spec, out)
         skip_pyarrow_pandas_probe()
         report = entry.builder().build(spec, out, progress=not quiet)
         for line in report.lines():

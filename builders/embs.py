@@ -140,10 +140,12 @@ class BuildReport:
     short: dict[str, int] = field(default_factory=dict)
     table3: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        """The rows written, any quota a small world could not fill, and Table 3."""
-        lines = [wrote_line(self.out, self.rows)]
+        """The rows written, what the ladder could not give as asked, any quota a small world could not fill, and
+        Table 3."""
+        lines = [wrote_line(self.out, self.rows), *self.notes]
         if self.short:
             lines.append("queries short of their quota (domain/track: missing): "
                          + ", ".join(f"{k}: {v}" for k, v in self.short.items()))
@@ -243,7 +245,8 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         ranked += list(rerank_rankings(ranked, asked, lambda d: f"{wbank.titles[d]}\n{wbank.texts[d]}", cross_encoder))
     table = retrieval_rows(ranked)
     clock.lap("retrieval")
-    report = BuildReport(Path(out), short=stages.short, table3=table3_markdown(table) if table else "", seconds=clock.seconds)
+    report = BuildReport(Path(out), short=stages.short, table3=table3_markdown(table) if table else "", seconds=clock.seconds,
+                         notes=ladder_notes(ladder, spec, int(wbank.n_tokens.sum())))
     manifest = base_manifest(BENCHMARK, spec, tokens, inputs)
     manifest.update({
         "bank": {"documents": len(wbank.titles), "tokens": int(wbank.n_tokens.sum())},
@@ -259,7 +262,8 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
     contexts = sorted({c.scale for c in ladder if spec.materialized(c.scale)}, key=scale_sort_key)
     with ReleaseWriter(out, facts, manifest) as release:
         release.card_fields["table3"] = report.table3 or "(no retrievers were run)"
-        release.card_fields["bank_stats"] = _bank_stats(wbank.n_tokens, queries, ladder)
+        release.card_fields["bank_stats"] = "\n".join([_bank_stats(wbank.n_tokens, queries, ladder),
+                                                       *(f"- {note}" for note in report.notes)])
         release.card_fields["track1_hops"] = _track1_hops(queries)
         release.card_fields["query_mix"] = _query_mix(queries)
         release.card_fields["table3_paper"] = _beside_paper(table)
@@ -365,6 +369,30 @@ def _bank_stats(n_tokens: np.ndarray, queries: list[dict[str, Any]], ladder: lis
     return (f"- MemoryBank: {len(n_tokens):,} documents, {int(n_tokens.sum()):,} tokens (mean {float(n_tokens.mean()):,.0f})\n"
             f"- queries: {len(queries)} ({kinds['none']} single-source, {kinds['rewrite']} Track 1, {kinds['atomize']} Track 2)\n"
             f"- ladder scales (corpora): {scales}")
+
+
+def ladder_notes(ladder: list[Corpus], spec: EmbsBuild, bank_tokens: int) -> list[str]:
+    """What the ladder could not give as asked, said rather than silently capped (issue 41): a bank too small for
+    ``--max-scale``, scales whose corpora hold the same documents as the scale below (one corpus under two labels),
+    contexts asked above the largest scale built."""
+    notes = []
+    scales = sorted({c.scale for c in ladder}, key=scale_sort_key)
+    largest = scales[-1] if scales else ""
+    below_max = [s for s in scales if s != MAX_SCALE]
+    if spec.max_scale != MAX_SCALE and below_max and scale_sort_key(below_max[-1]) < scale_sort_key(spec.max_scale):
+        notes.append(f"the bank holds {bank_tokens:,} tokens, so the ladder stops at {largest}, below "
+                     f"--max-scale {spec.max_scale}")
+    by_scale: dict[str, dict[frozenset[int], str]] = {}
+    for corpus in ladder:
+        by_scale.setdefault(corpus.scale, {})[frozenset(corpus.doc_ids.tolist())] = corpus.domain
+    for lower, upper in zip(scales, scales[1:]):
+        repeated = [(by_scale[lower][docs], domain) for docs, domain in by_scale[upper].items() if docs in by_scale[lower]]
+        for was, now in repeated:
+            notes.append(f"{upper} ({now}) holds the same documents as {lower} ({was}): the bank has no more to add")
+    if spec.materialize not in ("none", MAX_SCALE) and largest and largest != MAX_SCALE and \
+            scale_sort_key(largest) < scale_sort_key(spec.materialize) <= scale_sort_key(spec.max_scale):
+        notes.append(f"contexts written up to {largest}, the largest scale built (--materialize {spec.materialize})")
+    return notes
 
 
 def _track1_hops(queries: list[dict[str, Any]]) -> str:

@@ -126,6 +126,13 @@ def plan_push(release: Path, repo_id: str, tag: str | None = None) -> PushPlan:
     manifest = read_manifest(release)
     if repo_id.count("/") != 1 or not all(repo_id.split("/")):
         raise ReleaseError(f"{repo_id!r}: a Hub dataset id is ORG/NAME")
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    try:  # the Hub's own rule, before anything is read or uploaded (a dry run too)
+        validate_repo_id(repo_id)
+    except HFValidationError as err:
+        raise ReleaseError(f"{repo_id!r}: not a Hub dataset id ({str(err).split(':')[0]})") from None
     problems = validate_release(release)
     if problems:
         raise ReleaseError(f"{release}: does not validate, not pushed ({len(problems)} problem"

@@ -174,7 +174,7 @@ class ReleaseWriter:
 
     def __enter__(self) -> "ReleaseWriter":
         recover_interrupted(self.out)
-        _check_replaceable(self.out)
+        check_replaceable(self.out)
         self._tmp = self._folder.enter_context(atomic_folder(self.out))
         return self
 
@@ -264,6 +264,11 @@ def is_release(folder: Path) -> bool:
     return isinstance(manifest, dict) and {"needlework_version", "benchmark", "configs"} <= manifest.keys()
 
 
-def _check_replaceable(out: Path) -> None:
+def check_replaceable(out: Path) -> None:
+    """Refuse to replace ``out`` unless it is absent, an empty folder or a needlework release.
+
+    Raises:
+        ReleaseError: ``out`` holds something else.
+    """
     if out.exists() and not (out.is_dir() and (is_release(out) or not any(out.iterdir()))):
         raise ReleaseError(f"{out} exists and is not a needlework release; refusing to replace it")

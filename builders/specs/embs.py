@@ -47,7 +47,8 @@ class EmbsBuild:
     hub: str = option("", "The official release: a local copy of EverMind-AI/EverMemBench-Static, or 'hub' to download it.")
     raw: tuple[str, ...] = option((), "A raw source as kind:path (longbench, babilong, ragbench; a file or hub:REPO[:CONFIG]); "
                                       "repeatable.", multiple=True)
-    llm_model: str = option("", "Model for the real-source LLM stages (domains, Track 1/2, Stage III); none: no LLM.")
+    llm_model: str = option("", "Model for the real-source LLM stages (domains, Track 1/2, Stage III); none: no LLM.",
+                            parse=lambda text: "" if text.strip().lower() == "none" else text)
     llm_base_url: str = option("", "OpenAI-compatible /v1 endpoint serving --llm-model (with --llm-engine openai).")
     llm_engine: str = option("openai", "openai (a server) or vllm (offline, needs the vllm extra).")
     llm_cache: str = option("", "JSON-Lines cache of LLM calls (default: <cache>/embs-llm.jsonl).", record=False)
@@ -86,8 +87,15 @@ class EmbsBuild:
         self.ladder_spec()
         for name in (self.build_retriever, *self.retrievers):
             require_one_of("retriever", name, RETRIEVERS)
-        if self.materialize != "none" and self.materialize != MAX_SCALE:
-            scale_sort_key(self.materialize)
+        if self.materialize != "none":
+            if self.materialize != MAX_SCALE:
+                scale_sort_key(self.materialize)
+            # the default (1M) over a smaller --max-scale means every corpus built; an explicit one is refused
+            if self.materialize != DEFAULT_MATERIALIZE and scale_sort_key(self.materialize) > scale_sort_key(self.max_scale):
+                raise SpecError(f"--materialize {self.materialize} is above --max-scale {self.max_scale}: no corpus that "
+                                f"large is built; materialize {self.max_scale} or less, or raise --max-scale")
+        if self.llm_model.strip().lower() == "none":  # the help's "none: no LLM", from Python as from the command line
+            object.__setattr__(self, "llm_model", "")
         if self.llm_engine not in ("openai", "vllm"):
             raise SpecError(f"llm_engine must be openai or vllm, got {self.llm_engine!r}")
         if self.llm_model and not (self.hub or self.raw):

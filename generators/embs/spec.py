@@ -173,6 +173,9 @@ class LadderSpec:
                             f"got {self.generation_reserve}")
         if self.max_scale != MAX_SCALE:
             scale_tokens(self.max_scale)
+            if scale_sort_key(self.max_scale) < scale_sort_key(self.base_scale):
+                raise SpecError(f"max_scale {self.max_scale} is below the base scale {self.base_scale}, the smallest "
+                                f"corpus built; lower --base-scale (e.g. {self.max_scale}) or raise --max-scale")
 
     @property
     def domain_scales(self) -> tuple[str, str, str]:

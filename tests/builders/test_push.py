@@ -30,6 +30,12 @@ def test_a_repo_id_must_be_org_and_name(tmp_path, qwen):
     release = small_release(tmp_path / "r", qwen, seed=0)
     with pytest.raises(ReleaseError, match="ORG/NAME"):
         plan_push(release, "just-a-name")
+    # issue 41: the Hub's own rule, before anything is read or uploaded, a dry run included, in one line, exit 2
+    with pytest.raises(ReleaseError, match="not a Hub dataset id"):
+        plan_push(release, "not a valid/repo id!!")
+    result = CliRunner().invoke(main, ["push", str(release), "not a valid/repo id!!", "--dry-run"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.strip().splitlines() == [result.output.strip()] and "not a Hub dataset id" in result.output
 
 
 def test_dry_run_lists_the_files_and_contacts_nobody(tmp_path, qwen, monkeypatch):
