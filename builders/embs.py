@@ -364,10 +364,12 @@ def _prepare_real(spec: EmbsBuild, tokens: TokenCounter, bank_of: Any, clock: _S
 
 
 def _bank_stats(n_tokens: np.ndarray, queries: list[dict[str, Any]], ladder: list[Corpus]) -> str:
-    kinds = {k: sum(1 for q in queries if q["track"] == k) for k in ("none", "rewrite", "atomize")}
+    tracks = {k: sum(1 for q in queries if q["track"] == k) for k in ("none", "rewrite", "atomize")}
+    single = sum(1 for q in queries if q["n_refs"] == 1)  # by RefList, not track: Stage III may add a reference
     scales = ", ".join(f"{s} ({n})" for s, n in _scale_counts(ladder))
     return (f"- MemoryBank: {len(n_tokens):,} documents, {int(n_tokens.sum()):,} tokens (mean {float(n_tokens.mean()):,.0f})\n"
-            f"- queries: {len(queries)} ({kinds['none']} single-source, {kinds['rewrite']} Track 1, {kinds['atomize']} Track 2)\n"
+            f"- queries: {len(queries)} ({single} single-source, {len(queries) - single} multi-source; by track: "
+            f"{tracks['none']} not rewritten, {tracks['rewrite']} Track 1, {tracks['atomize']} Track 2)\n"
             f"- ladder scales (corpora): {scales}")
 
 

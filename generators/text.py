@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 _LATIN_END = r"""(?:[.!?]+["'”’)\]]*\s+(?![a-z]))"""  # terminator, closers, whitespace, no lower-case word next
-_CJK_END = r"""(?:[。．！？；…]+(?:\s*[”’」』）)"'])*\s*)"""  # full-width terminator, closers (spaced too), space
+_CJK_END = r"""(?:[。．！？…]+(?:\s*[”’」』）)"'])*\s*)"""  # full-width terminator, closers (spaced too), space
 
-_FIRST = r"(?=[.!?。．！？；…\n])"
+_FIRST = r"(?=[.!?。．！？…\n])"
 """Every sentence end starts at one of these: a cheap test that spares the alternatives at other characters."""
 _SENTENCE_END = re.compile(rf"{_FIRST} (?: {_LATIN_END} | {_CJK_END} | (?:\n\s*) )", re.VERBOSE)
 _WRAPPED_SENTENCE_END = re.compile(
@@ -33,8 +33,8 @@ def sentence_ends(text: str, *, line_breaks: bool = True) -> list[int]:
     """Character offsets just after each sentence end, excluding 0 and ``len(text)``.
 
     A sentence ends after ``.``, ``!`` or ``?`` followed by whitespace and a word that is not
-    lower-case (not after an abbreviation or an initial such as "e.g." or "J."), after a full-width ``。．！？；…`` (no space needed in
-    Chinese), or at a line break; closing quotes and brackets stay with their sentence and the
+    lower-case (not after an abbreviation or an initial such as "e.g." or "J."), after a full-width ``。．！？…`` (no space needed in
+    Chinese; "；" joins clauses of one sentence, and Sequential-NIAH's official code inserts after "。"), or at a line break; closing quotes and brackets stay with their sentence and the
     following whitespace stays with the ending sentence, so every returned offset is where a new
     sentence starts.
 

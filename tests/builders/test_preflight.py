@@ -87,3 +87,15 @@ def test_a_ladder_that_stops_short_or_repeats_a_corpus_says_so() -> None:
                      "512K (all) holds the same documents as 256K (law): the bank has no more to add",
                      "contexts written up to 512K, the largest scale built (--materialize 1M)"]
     assert ladder_notes(ladder[:2], EmbsBuild(max_scale="128K"), 10**6) == []
+
+
+def test_the_card_counts_single_source_by_reflist_not_by_track() -> None:
+    """A real-source query whose Stage III added a false negative has two references though its track is "none":
+    the card said "24 single-source" when all 24 had two (issue 41)."""
+    import numpy as np
+
+    from builders.embs import _bank_stats
+
+    queries = [{"track": "none", "n_refs": 2}] * 3 + [{"track": "none", "n_refs": 1}, {"track": "rewrite", "n_refs": 2}]
+    stats = _bank_stats(np.array([10, 20], dtype=np.int64), queries, [])
+    assert "- queries: 5 (1 single-source, 4 multi-source; by track: 4 not rewritten, 1 Track 1, 0 Track 2)" in stats

@@ -429,7 +429,7 @@ def test_world_filler_boundaries_are_sentence_boundaries(world_fillers):
 # --- Known defects, kept visible ----------------------------------------------------------------
 
 _CLOSERS = "”’」』）)]"
-_CJK_TERMINATORS = "。．！？；…"
+_CJK_TERMINATORS = "。．！？…"
 
 
 def bad_boundaries(filler: Filler) -> list[tuple[str, str]]:
