@@ -96,6 +96,7 @@ class _Input:
     name: str  # file path or Hub spec, for errors
     stem: str  # file stem or Hub config/split, for ids
     fingerprint: str
+    key: str = ""  # what names it in the manifest's fingerprints: the Hub spec, or a file's folder/name (not where it lies)
 
 
 class _Builder:
@@ -133,7 +134,7 @@ class _Builder:
         label = f"{self.source}({', '.join(i.stem for i in inputs)})"
         source = EmbsSource(pa.Table.from_pylist(self.docs, schema=DOC_SCHEMA),
                             pa.Table.from_pylist(self.triples, schema=TRIPLE_SCHEMA), label,
-                            {i.name: i.fingerprint for i in inputs}, ATTRIBUTION[self.source])
+                            {(i.key or i.name): i.fingerprint for i in inputs}, ATTRIBUTION[self.source])
         return RawRead(source, tuple(self.dropped))
 
 
@@ -448,7 +449,8 @@ def _load(spec: str | Path, default_repo: str) -> _Input:
     if text.startswith(HUB):
         return _load_hub(text, default_repo)
     path = Path(spec)
-    return _Input(read_records(path, SUFFIXES), str(path), f"{path.parent.name}/{path.stem}", file_sha256(path))
+    return _Input(read_records(path, SUFFIXES), str(path), f"{path.parent.name}/{path.stem}", file_sha256(path),
+                  f"local-file/{path.parent.name}/{path.name}")
 
 
 def _hub_parts(spec: str, default_repo: str) -> tuple[str, str, str]:

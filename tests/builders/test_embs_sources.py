@@ -216,7 +216,7 @@ def test_longbench_refdoc_is_the_piece_holding_the_answer(longbench):
     assert sum("Marguerite" in d["text"] for d in docs) == 1 and sum(d["title"].startswith("longbench n1") for d in docs) > 3
     assert [qid for qid, _ in read.dropped] == ["longbench/gov_report/g1", "longbench/hotpotqa/h2"]
     assert all(reason.startswith("no document piece contains an answer") for _, reason in read.dropped)
-    assert read.source.fingerprints == {str(longbench): file_sha256(longbench)}
+    assert read.source.fingerprints == {f"local-file/{longbench.parent.name}/{longbench.name}": file_sha256(longbench)}
     assert read_longbench(longbench, tasks=["narrativeqa"]).source.triples.column("qid").to_pylist() == ["longbench/narrativeqa/n1"]
 
 
@@ -261,7 +261,7 @@ def test_babilong_refdocs_are_the_pieces_holding_the_facts(tmp_path):
     assert triple["qid"] == "babilong/128k/qa1/00000" and triple["answers"] == ["bathroom"]
     assert [[f in docs[i] for f in facts[0]] for i in triple["ref_docs"]] == [[True, False], [False, True]]
     assert read.dropped == (("babilong/128k/qa1/00001", "fact sentence(s) in no document piece: ['Sandra journeyed to the garden.']"),)
-    assert set(read.source.fingerprints) == {str(long), str(zero)}
+    assert set(read.source.fingerprints) == {f"local-file/{p.parent.name}/{p.name}" for p in (long, zero)}
     own = read_babilong(zero)  # the 0k config: its own sentences are the facts
     assert own.source.triples.column("ref_docs").to_pylist() == [[0], [1]] and own.dropped == ()
 
@@ -304,6 +304,12 @@ def test_ragbench_refdocs_from_relevance_keys(tmp_path):
     assert [SENTENCES[15] in docs[i]["text"] for i in triple["ref_docs"][1:]] == [True]
     assert read.dropped == (("ragbench/covidqa/8", "no all_relevant_sentence_keys"),)
     assert read_raw("ragbench", path, max_doc_tokens=40) == read
+    # issue 41: a raw file is named by its folder and name, not where it lies, so a copy elsewhere fingerprints alike
+    assert read.source.fingerprints == {"local-file/covidqa/test-00000-of-00001.parquet": file_sha256(path)}
+    elsewhere = tmp_path / "moved" / "covidqa" / path.name
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_bytes(path.read_bytes())
+    assert read_ragbench(elsewhere, max_doc_tokens=40).source.fingerprints == read.source.fingerprints
 
 
 def test_ragbench_key_naming_no_document_and_unknown_kind(tmp_path):
