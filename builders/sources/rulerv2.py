@@ -24,7 +24,7 @@ from builders.sources.mmlu import (
     read_mmlu_folder,
     read_mmlu_hub,
 )
-from builders.sources.pool_dedupe import unique_docqa_pool, unique_mcq_pool
+from builders.sources.pool_dedupe import mcq_key, unique_docqa_pool, unique_mcq_pool
 from builders.sources.squad_musique import (
     SQUAD_HUB,
     read_musique_file,
@@ -173,6 +173,12 @@ def with_mcq_distractors(resolved: Resolved, source: str) -> Resolved:
         path = Path(source)
         questions = read_mcq_distractors(path)
         prints = {str(path): folder_sha256(path) if path.is_dir() else file_sha256(path)}
+    gold = {mcq_key(q) for q in resolved.pool.questions}
+    repeated = sum(mcq_key(q) in gold for q in questions)
+    if questions and repeated * 2 > len(questions):
+        raise InputError(source, None, None, f"{repeated:,} of its {len(questions):,} distractor questions are the gold "
+                         "questions themselves (is it the test split?); the paper preset hides the test questions among "
+                         "MMLU's auxiliary_train questions: pass that folder as --mcq-distractors")
     pool = replace(resolved.pool, distractors=questions)
     return without_duplicates(Resolved(pool, {**resolved.fingerprints, **prints}, resolved.dropped, resolved.duplicates))
 

@@ -393,3 +393,17 @@ def test_hotpotqa_bad_hub_rows_and_missing_fields(hotpot_raw, tmp_path):
     (tmp_path / "hotpot.parquet").write_bytes(b"PAR1")
     with pytest.raises(InputError, match=r"supported: \.json, \.jsonl"):
         read_hotpotqa_json(tmp_path / "hotpot.parquet")
+
+
+def test_distractors_that_are_the_gold_questions_are_refused(shared_data):
+    """Issue 41: the paper preset given MMLU's test folder as distractors dropped every distractor as a repeat of a
+    gold question and filled the contexts from the gold pool without a word. Now it is refused, naming the folder;
+    a real distractor split (dev here) is taken."""
+    from builders.sources.rulerv2 import resolve_mcq, with_mcq_distractors
+    from needlework.errors import InputError
+
+    mmlu = shared_data / "mmlu"
+    gold = resolve_mcq(str(mmlu), 0)
+    with pytest.raises(InputError, match="distractor questions are the gold questions themselves"):
+        with_mcq_distractors(gold, str(mmlu / "test"))
+    assert len(with_mcq_distractors(gold, str(mmlu / "dev")).pool.distractors) > 0
