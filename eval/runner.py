@@ -255,10 +255,11 @@ def _record(stub: Mapping[str, Any], outcome: Outcome) -> dict[str, Any]:
             "latency_s": round(outcome.latency_s, 4), "window_cut": outcome.window_cut}
 
 
-def over_window(spec: RunSpec, release: Release) -> str:
+def over_window(spec: RunSpec, release: Release | None) -> str:
     """What a prompt over the model's window gets: ``--over-window``, else what the release's preset records
     (``eval_over_window``: HaystackCraft's paper preset cuts its middle as the authors do), else ``skip``."""
-    return spec.over_window or str(release.manifest.get("eval_over_window") or "skip")
+    recorded = release.manifest.get("eval_over_window") if release is not None else None
+    return spec.over_window or str(recorded or "skip")
 
 
 def make_backend(spec: RunSpec, release: Release | None = None) -> Backend:
@@ -268,7 +269,7 @@ def make_backend(spec: RunSpec, release: Release | None = None) -> Backend:
                        seed=spec.seed, max_model_len=spec.max_model_len, window_tokenizer=spec.window_tokenizer,
                        data_parallel_size=spec.data_parallel_size, tensor_parallel_size=spec.tensor_parallel_size,
                        ray_address=spec.ray_address,
-                       over_window=over_window(spec, release) if release is not None else spec.over_window or "skip")
+                       over_window=over_window(spec, release))
 
 
 def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) -> RunOutcome:

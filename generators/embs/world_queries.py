@@ -298,8 +298,9 @@ def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, doma
         return CONJUNCTION[lang].format(first=lex.hops[first[0].id][1].format(x=x), second=lex.hops[second[0].id][1].format(x=x))
 
     answer = ANSWER_JOINER[lang].join(_answer_text(world, f[1], lang) for f in (first, second))
-    in_refs = [f for f, sentence in zip(facts, art.fact_sentences) if any(sentence in texts[k] for k in piece_of)]
-    usable = [f for f in in_refs if f in _usable(world, entity, {first[0].relation, second[0].relation}, {first[1], second[1]})]
+    allowed = set(_usable(world, entity, {first[0].relation, second[0].relation}, {first[1], second[1]}))
+    usable = [f for f, sentence in zip(facts, art.fact_sentences)
+              if f in allowed and any(sentence in texts[k] for k in piece_of)]  # stated by the RefList pieces
     referred = _refer_or_name(world, solver, entity, lang, seed, described_share, usable, conjunction, answer,
                               (first[2], second[2]), (entity,))
     if referred is None:

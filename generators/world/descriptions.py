@@ -62,10 +62,16 @@ def describe(world: World, solver: FactSolver, entity: int, lang: str, rng: np.r
     caller allows, e.g. not the asked one), that fits no other entity of its kind; None when none is unique."""
     facts = [f for f in usable if f.subject == entity and f.object is not None and f.relation in DESCRIBING_RELATIONS]
     facts = [facts[i] for i in rng.permutation(len(facts)).tolist()]
-    sharing = {f: _sharing(world, solver, f) for f in facts}
+    sharing: dict[Fact, set[int]] = {}  # filled as combinations ask: the first unique single fact usually ends it
+
+    def shared(fact: Fact) -> set[int]:
+        if fact not in sharing:
+            sharing[fact] = _sharing(world, solver, fact)
+        return sharing[fact]
+
     for size in range(1, MAX_CLAUSES + 1):
         for chosen in combinations(facts, size):
-            if set.intersection(*(sharing[f] for f in chosen)) == {entity}:
+            if set.intersection(*(shared(f) for f in chosen)) == {entity}:
                 return Description(render(world, entity, lang, chosen), chosen)
     return None
 

@@ -36,7 +36,8 @@ class FactSolver:
     The facts are indexed as three arrays sorted by key ``subject << 16 | relation`` (with the object
     and the year code), about 20 bytes a fact, so the solver of a 160K-entity world stays a few MB
     and takes little more to build; a step is a binary search for its key. The same facts sorted by
-    ``object << 16 | relation`` answer the inverse question, which subjects have a fact (:meth:`subjects`).
+    ``object << 16 | relation``, built on first use, answer the inverse question, which subjects have a
+    fact (:meth:`subjects`).
     """
 
     RELATION_BITS = 16
@@ -56,11 +57,7 @@ class FactSolver:
         del objects
         self._year_codes = np.frombuffer(years, dtype=np.int32)[order]
         self._year_text = list(self._years)
-        relations = self._keys & ((1 << self.RELATION_BITS) - 1)
-        inverse = np.where(self._objects == NO_OBJECT, -1, self._objects << self.RELATION_BITS | relations)
-        by_object = np.argsort(inverse, kind="stable")
-        self._inverse_keys = inverse[by_object]
-        self._inverse_subjects = (self._keys >> self.RELATION_BITS)[by_object]
+        self._inverse: tuple[np.ndarray, np.ndarray] | None = None  # built by the first subjects() call
 
     def _relation_code(self, relation: str) -> int:
         code = self._relations.setdefault(relation, len(self._relations))
@@ -81,9 +78,14 @@ class FactSolver:
         code = self._relations.get(relation)
         if code is None:
             return np.empty(0, dtype=np.int64)
+        if self._inverse is None:  # most solvers only walk paths: the inverse index waits for its first use
+            relations = self._keys & ((1 << self.RELATION_BITS) - 1)
+            inverse = np.where(self._objects == NO_OBJECT, -1, self._objects << self.RELATION_BITS | relations)
+            by_object = np.argsort(inverse, kind="stable")
+            self._inverse = inverse[by_object], (self._keys >> self.RELATION_BITS)[by_object]
+        keys, subjects = self._inverse
         key = obj << self.RELATION_BITS | code
-        found = slice(int(np.searchsorted(self._inverse_keys, key, "left")), int(np.searchsorted(self._inverse_keys, key, "right")))
-        return np.unique(self._inverse_subjects[found])
+        return np.unique(subjects[int(np.searchsorted(keys, key, "left")):int(np.searchsorted(keys, key, "right"))])
 
     def solve(self, start: int, relations: Sequence[str], answer_kind: Literal["entity", "year"]) -> Solution:
         """Follow ``relations`` from ``start``; the last step yields an entity or the fact's year.

@@ -184,7 +184,7 @@ def dynamic_section(runs: Sequence[Run], plots: Mapping[str, str]) -> list[str]:
     for strategy in strategies:
         title = strategy_title(strategy, scored)
         matches = paper_matches(strategy, scored)
-        number = {"bm25+ppr": "18", "dense": "19"}.get(strategy, "18/19")
+        number = (paper_rows(strategy, "cells") or ("18/19",))[0]
         lines += [f"### F1, {title} (Table {number})", ""]
         if strategy == "dense" and not matches:
             lines += [f"The paper's Tables 19, 21 and 23 use Qwen3-Embedding-0.6B; this release's dense model is "
