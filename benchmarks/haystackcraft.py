@@ -206,7 +206,7 @@ def dynamic(docs: int, questions: int, tokenizer: str, delay_s: float, keep: str
 
     from aiohttp import web
 
-    from eval.benchmarks.haystackcraft.dynamic_run import run_dynamic
+    from eval.dynamic_run import run_dynamic
     from eval.benchmarks.haystackcraft.dynamic_world import DynamicWorld
     from eval.release import open_release
     from eval.runner import RunSpec

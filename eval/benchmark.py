@@ -34,6 +34,22 @@ Section = Callable[[Sequence[Run], Mapping[str, str]], list[str]]
 
 
 @dataclass(frozen=True)
+class JudgeData:
+    """Labelled candidate answers that a judge model is measured on, as an ordinary run of the benchmark
+    (``python -m eval judge-accuracy``, :func:`eval.judge_accuracy.judge_accuracy`).
+
+    Attributes:
+        configs: The release configs holding labelled candidates (the first is the command's default).
+        block: The key of the benchmark's results block (its ``summarize``) that holds the accuracy.
+        report: The text printed for that block, given the judge model's name.
+    """
+
+    configs: tuple[str, ...]
+    block: str
+    report: Callable[[str, Mapping[str, Any]], str]
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark's part of eval.
 
@@ -52,6 +68,7 @@ class Benchmark:
         judged_tasks: The tasks whose answers the judge grades (None: every task of the benchmark).
         rows: Where the sample rows come from: the release's rows, or rows the benchmark composes
             (:class:`eval.rows.RowSource`).
+        judge_data: Labelled candidates a judge model is measured on (:class:`JudgeData`), if the release has them.
     """
 
     id: str
@@ -63,6 +80,7 @@ class Benchmark:
     judge: JudgeRubric | None = None
     judged_tasks: tuple[str, ...] | None = None
     rows: RowSource = RELEASE_ROWS
+    judge_data: JudgeData | None = None
 
     def judges(self, task: str) -> bool:
         """Whether the benchmark's judge grades answers of ``task``."""

@@ -212,7 +212,7 @@ def run_command(dataset: str, revision: str | None, configs: tuple[str, ...], sp
                 output_dir: Path | None, generations: int, progress: bool, allow_code_execution: bool,
                 code_timeout_s: float | None) -> None:
     """Run a model over release splits; re-running the same command resumes."""
-    from eval.benchmarks.haystackcraft.dynamic_run import run_any
+    from eval.dynamic_run import run_any
     from eval.runner import RunSpec
     from eval.selection import RowSelection
 
@@ -310,7 +310,7 @@ def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url
 def judge_accuracy_command(dataset: str, revision: str | None, config: str, limit: int | None, backend: str, model: str,
                            base_url: str | tuple[str, ...] | None, api_key_env: str, concurrency: int, gen_kwargs: str | None,
                            timeout_s: float, max_retries: int, output_dir: Path | None, progress: bool) -> None:
-    from eval.benchmarks.sequential_niah.judge_accuracy import judge_accuracy
+    from eval.judge_accuracy import judge_accuracy
     from eval.runner import RunSpec
 
     spec = RunSpec(dataset=dataset, configs=(config,), model=model, backend=backend, revision=revision,  # type: ignore[arg-type]

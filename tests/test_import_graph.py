@@ -3,8 +3,8 @@
 ``generators -> needlework``; ``builders -> generators, needlework`` (EMB-S's real-source LLM stages call a
 model through ``needlework.backends``, the layer both use); ``eval -> generators,
 needlework`` (and ``builders.retrieval`` only, for dynamic NIAH and RAG); ``needlework`` imports no
-layer above it. No two modules import each other (``TYPE_CHECKING`` imports included), and no
-module imports a higher floor at module level. The graph is read with ``ast`` from every module of
+layer above it. No files form a circle through any import (inside functions and under ``TYPE_CHECKING``
+included), and no benchmark module of eval imports eval's commands or run loop. The graph is read with ``ast`` from every module of
 the packages, so a new file is checked the moment it exists.
 """
 
@@ -112,11 +112,13 @@ def test_no_two_modules_import_each_other():
     assert pairs == [], pairs
 
 
-def test_no_import_cycles_at_module_level():
-    """Module-level imports form no cycle of any length (a package's ``__init__`` counts as the package)."""
+def test_no_file_circles():
+    """No circle of files of any length through any import, those inside functions and under ``TYPE_CHECKING``
+    included (a package's ``__init__`` counts as the package). Issue 42: ten files of eval were one circle because a
+    benchmark module imported the runner and the report inside a function."""
     graph = defaultdict(set)
     for i in IMPORTS:
-        if i.module_level and i.source != i.target and not i.source.startswith(i.target + "."):
+        if i.source != i.target and not i.source.startswith(i.target + "."):
             graph[i.source].add(i.target)
     state: dict[str, int] = {}
     cycles: list[list[str]] = []
@@ -136,6 +138,17 @@ def test_no_import_cycles_at_module_level():
     assert cycles == [], cycles
 
 
+RUN_LAYER = ("eval.runner", "eval.report", "eval.cli", "eval.judge", "eval.judge_accuracy")
+"""eval's commands and the run loop: they import the benchmarks (the registry), never the other way."""
+
+
+def test_no_benchmark_module_imports_the_run_layer():
+    """A benchmark declares what eval needs (:class:`eval.benchmark.Benchmark`); commands that run it live above."""
+    wrong = [f"{i.source}:{i.line} imports {i.target}" for i in IMPORTS if i.source.startswith("eval.benchmarks")
+             and any(i.target == m or i.target.startswith(m + ".") for m in RUN_LAYER)]
+    assert wrong == [], "\n".join(wrong)
+
+
 def test_the_checker_catches_a_forbidden_arrow(tmp_path):
     """The rules are not vacuous: a generator importing a builder is refused."""
     assert not allowed("generators.budget", "builders.release")
@@ -143,3 +156,4 @@ def test_the_checker_catches_a_forbidden_arrow(tmp_path):
     assert not allowed("eval.runner", "builders.release")
     assert allowed("eval.agentic", "builders.retrieval.bm25")
     assert allowed("builders.rulerv2", "generators.rulerv2.spec")
+    assert not allowed("builders.embs_llm", "eval.runner")

@@ -11,7 +11,7 @@ import datasets
 import pytest
 
 from builders import haystackcraft
-from eval.benchmarks.haystackcraft.dynamic_run import run_dynamic
+from eval.dynamic_run import run_dynamic
 from eval.runner import RunSpec
 from eval.selection import RowSelection
 from tests.support.scripted import ScriptedBackend

@@ -28,7 +28,7 @@ from builders.retrieval.bm25 import BM25Retriever
 from builders.retrieval.ppr import PprGraph, PprRetriever
 from builders.retrieval.rank import rank_strategies
 from eval.benchmarks.haystackcraft.dynamic import ROUND_RECORD
-from eval.benchmarks.haystackcraft.dynamic_run import run_dynamic
+from eval.dynamic_run import run_dynamic
 from eval.benchmarks.haystackcraft.dynamic_world import DynamicWorld
 from eval.release import open_release
 from eval.runner import RunSpec
@@ -308,7 +308,7 @@ def test_cli_run_routes_the_dynamic_config_and_eval_imports_without_retrieval(tm
     import subprocess
     import sys
 
-    code = ("import sys, eval.cli, eval.benchmarks, eval.benchmarks.haystackcraft.dynamic_run; "
+    code = ("import sys, eval.cli, eval.benchmarks, eval.dynamic_run; "
             "print(any(m.startswith(('bm25s', 'sknetwork', 'builders.retrieval')) for m in sys.modules))")
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "False"

@@ -23,8 +23,9 @@ from aiohttp import web
 from click.testing import CliRunner
 
 from builders.sequential_niah import SequentialNiahBuild, build
-from eval.benchmarks.sequential_niah.judge_accuracy import JUDGE_TASK, judge_accuracy
+from eval.benchmarks.sequential_niah.judge_accuracy import JUDGE_TASK
 from eval.cli import main
+from eval.judge_accuracy import judge_accuracy
 from eval.release import open_release
 from eval.runner import RunSpec
 from eval.store import RunDirectory

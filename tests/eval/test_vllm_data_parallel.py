@@ -368,7 +368,7 @@ def test_cli_options_reach_the_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     """``python -m eval run --data-parallel-size 2 --tensor-parallel-size 2 --ray-address auto`` reaches
     ``backend_for`` through the run spec."""
     from eval import cli, runner
-    from eval.benchmarks.haystackcraft import dynamic_run
+    from eval import dynamic_run
 
     asked: dict[str, Any] = {}
     monkeypatch.setattr(runner, "backend_for", lambda name, model, **kwargs: asked.update(kwargs, name=name))

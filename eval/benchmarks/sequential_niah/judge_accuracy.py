@@ -26,9 +26,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from eval.benchmarks.sequential_niah.judge import CORRECT, JUDGE_RUBRIC
 from eval.benchmarks.sequential_niah.paper import (
@@ -40,20 +39,18 @@ from eval.benchmarks.sequential_niah.paper import (
     TABLE4_TOTAL,
     TABLE6,
 )
+from eval.benchmark import JudgeData
 from eval.report_runs import MISSING, markdown_table, points
 from eval.scored import ScoredSample
 from eval.task import TaskOptions
 from generators.sequential_niah.spec import BENCHMARK
 from needlework.backends.base import Backend, Message
-from needlework.errors import SpecError
-
-if TYPE_CHECKING:
-    from eval.runner import RunSpec
 
 JUDGE_TASK = f"{BENCHMARK}/judge"
 """The task of a judge-data row: the judge's verdict on a labelled candidate."""
-JUDGE_CONFIG = "judge-test"
-"""The config judge accuracy is measured on by default (Table 3's 1,960 test candidates at full size)."""
+JUDGE_CONFIGS = ("judge-test", "judge-train")
+"""The configs of labelled candidates; judge accuracy is measured on ``judge-test`` by default (Table 3's 1,960 test
+candidates at full size)."""
 INCORRECT = "incorrect"
 JUDGE_METRIC = ("Sequential-NIAH judge accuracy (paper §5.1, Tables 4 and 6): 1 when the judge's eval_label on a "
                 "labelled candidate answer (Figure 10/11 prompt) is the candidate's label, else 0 (unreadable: 0)")
@@ -277,48 +274,6 @@ def accuracy_report(label: str, block: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-# The run ---------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class JudgeAccuracyOutcome:
-    """A finished judge-accuracy run: its directory, the Tables 4/6 block and the text printed."""
-
-    run_dir: Path
-    block: dict[str, Any]
-    text: str
-    report: Path
-
-
-def judge_accuracy(spec: RunSpec, backend: Backend | None = None, *, progress: bool = True) -> JudgeAccuracyOutcome:
-    """Measure a judge model on a release's judge config (default ``judge-test``) and write the report.
-
-    Runs ``spec`` (an :class:`eval.runner.RunSpec` whose model is the judge) with the harness, so
-    the samples are appended as they finish and a re-run resumes; then writes ``report.md`` (the
-    Sequential-NIAH section with Tables 4 and 6 beside the paper's) into the run directory.
-    Without an output directory the run goes to ``eval-runs/<release>/<judge>-<config>``, apart
-    from the judge's own benchmark runs.
-
-    Raises:
-        SpecError: A config that is not judge data, or a release of another benchmark.
-        ErrorBudgetExceeded, BackendError: As :func:`eval.runner.run`.
-    """
-    from eval.release import open_release
-    from eval.report import write_report
-    from eval.runner import default_run_dir, run
-
-    wrong = [c for c in spec.configs if not c.startswith("judge-")]
-    if wrong:
-        raise SpecError(f"judge accuracy runs on judge data (judge-test, judge-train), not {', '.join(wrong)}")
-    if spec.output_dir is None:
-        release = open_release(spec.dataset, spec.revision)
-        if release.benchmark != BENCHMARK:
-            raise SpecError(f"{spec.dataset}: a {release.benchmark} release; judge accuracy needs a {BENCHMARK} "
-                            "release with a judge-test config")
-        spec = replace(spec, output_dir=default_run_dir(release, spec.model, "-".join(spec.configs)))
-    outcome = run(spec, backend=backend, progress=progress)
-    block = (outcome.results["scores"].get(BENCHMARK) or {}).get("judge_accuracy")
-    if not block:
-        raise SpecError(f"{spec.dataset}: no judge candidates in {', '.join(spec.configs)}")
-    files = write_report([outcome.run_dir], outcome.run_dir)
-    return JudgeAccuracyOutcome(outcome.run_dir, block, accuracy_report(spec.model, block), files.markdown)
+JUDGE_DATA = JudgeData(configs=JUDGE_CONFIGS, block="judge_accuracy", report=accuracy_report)
+"""What ``python -m eval judge-accuracy`` needs of Sequential-NIAH: its judge configs, the results block
+:func:`judge_accuracy_summary` writes and the printout."""

@@ -1,5 +1,8 @@
 """``python -m eval run --config dynamic`` on a HaystackCraft release: a run directory like a static run's, driven
-round by round (:func:`eval.benchmarks.haystackcraft.dynamic.drive_rounds`).
+round by round (:func:`eval.benchmarks.haystackcraft.dynamic.run_rounds`).
+
+This is a run loop beside :func:`eval.runner.run`, so it lives with the runner, above the benchmarks: the benchmark
+module declares the rounds (items, task, restore, the round loop), this module writes the run directory around them.
 
 The run file lists one expected sample per item (its key does not depend on any prompt, so it is known before the
 first round); the samples log holds every round record and, per finished item, the item record that is scored.
