@@ -392,8 +392,11 @@ def ladder_notes(ladder: list[Corpus], spec: EmbsBuild, bank_tokens: int) -> lis
         for was, now in repeated:
             notes.append(f"{upper} ({now}) holds the same documents as {lower} ({was}): the bank has no more to add")
     if spec.materialize not in ("none", MAX_SCALE) and largest and largest != MAX_SCALE and \
-            scale_sort_key(largest) < scale_sort_key(spec.materialize) <= scale_sort_key(spec.max_scale):
-        notes.append(f"contexts written up to {largest}, the largest scale built (--materialize {spec.materialize})")
+            scale_sort_key(largest) < scale_sort_key(spec.materialize):
+        # the default --materialize over a smaller --max-scale looks the same as an explicit one: both are said
+        above = scale_sort_key(spec.materialize) > scale_sort_key(spec.max_scale)
+        notes.append(f"contexts written up to {largest}, the largest scale built (--materialize {spec.materialize}"
+                     + (f" is above --max-scale {spec.max_scale})" if above else ")"))
     return notes
 
 

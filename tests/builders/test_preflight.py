@@ -86,7 +86,10 @@ def test_a_ladder_that_stops_short_or_repeats_a_corpus_says_so() -> None:
     assert notes == ["the bank holds 322,405 tokens, so the ladder stops at 512K, below --max-scale 1M",
                      "512K (all) holds the same documents as 256K (law): the bank has no more to add",
                      "contexts written up to 512K, the largest scale built (--materialize 1M)"]
-    assert ladder_notes(ladder[:2], EmbsBuild(max_scale="128K"), 10**6) == []
+    # --materialize 1M (the default, or given) over --max-scale 128K: contexts stop at 128K, and the build says so
+    assert ladder_notes(ladder[:2], EmbsBuild(max_scale="128K"), 10**6) == [
+        "contexts written up to 128K, the largest scale built (--materialize 1M is above --max-scale 128K)"]
+    assert ladder_notes(ladder[:2], EmbsBuild(max_scale="128K", materialize="128K"), 10**6) == []
 
 
 def test_the_card_counts_single_source_by_reflist_not_by_track() -> None:
