@@ -249,10 +249,7 @@ def _requests(spec: RunSpec, release: Release, pending: Mapping[tuple[str, str, 
 
 
 def _record(stub: Mapping[str, Any], outcome: Outcome) -> dict[str, Any]:
-    error = None if outcome.error is None else {**asdict(outcome.error), "final": outcome.error.final}
-    return {**stub, "text": outcome.text, "reasoning": outcome.reasoning, "finish_reason": outcome.finish_reason,
-            "usage": asdict(outcome.usage), "error": error, "attempts": outcome.attempts,
-            "latency_s": round(outcome.latency_s, 4), "window_cut": outcome.window_cut}
+    return {**stub, **outcome.fields()}
 
 
 def over_window(spec: RunSpec, release: Release | None) -> str:

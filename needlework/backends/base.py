@@ -8,7 +8,7 @@ in building the payload and parsing the response; the vLLM backend batches the s
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, AsyncIterator, Iterable, Literal, Mapping, Protocol
 
 from needlework.errors import NeedleworkError
@@ -79,6 +79,13 @@ class Outcome:
     window_cut: dict[str, int] | None = None
     """``{"tokens", "kept", "prompt_tokens"}`` when the prompt's middle was cut to fit the window
     (:meth:`needlework.backends.window.WindowRule.fit`), else None."""
+
+    def fields(self) -> dict[str, Any]:
+        """The outcome's part of a sample record (everything but the key), as every run loop writes it."""
+        error = None if self.error is None else {**asdict(self.error), "final": self.error.final}
+        return {"text": self.text, "reasoning": self.reasoning, "finish_reason": self.finish_reason,
+                "usage": asdict(self.usage), "error": error, "attempts": self.attempts,
+                "latency_s": round(self.latency_s, 4), "window_cut": self.window_cut}
 
 
 OVER_WINDOW: tuple[str, ...] = ("skip", "cut-middle")

@@ -288,14 +288,6 @@ def round_prompt(state: ItemState, kind: str, haystack: str) -> str:
     return official_prompt(kind, haystack, state.query, summaries)
 
 
-def outcome_fields(outcome: Outcome) -> dict[str, Any]:
-    """The outcome's part of a record, as the static harness writes it."""
-    error = None if outcome.error is None else {**asdict(outcome.error), "final": outcome.error.final}
-    return {"text": outcome.text, "reasoning": outcome.reasoning, "finish_reason": outcome.finish_reason,
-            "usage": asdict(outcome.usage), "error": error, "attempts": outcome.attempts,
-            "latency_s": round(outcome.latency_s, 4), "window_cut": outcome.window_cut}
-
-
 def interpret(state: ItemState, kind: str, outcome: Outcome, options: TaskOptions) -> dict[str, Any]:
     """What a round's response means: final or not, early stop, and the analysis and next query it gives.
 
@@ -427,7 +419,7 @@ async def drive_rounds(states: Sequence[ItemState], world: Any, backend: Backend
                     in_flight -= 1
                     state, stub = stubs.pop(outcome.key)
                     kind = stub["round_kind"]
-                    record = {**stub, **outcome_fields(outcome), "prompt_tokens": outcome.usage.prompt_tokens,
+                    record = {**stub, **outcome.fields(), "prompt_tokens": outcome.usage.prompt_tokens,
                               **interpret(state, kind, outcome, task.options)}
                     writer.append(record)
                     stats.requests += 1

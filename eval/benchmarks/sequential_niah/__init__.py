@@ -10,7 +10,11 @@ from functools import partial
 
 from eval.benchmark import Benchmark
 from eval.benchmarks.sequential_niah.judge import JUDGE_RUBRIC
-from eval.benchmarks.sequential_niah.judge_accuracy import JUDGE_DATA, JUDGE_TASK, JudgeAccuracyTask
+from eval.benchmarks.sequential_niah.judge_accuracy import (
+    JUDGE_DATA,
+    JUDGE_TASK,
+    JudgeAccuracyTask,
+)
 from eval.benchmarks.sequential_niah.report import (
     sequential_niah_plots,
     sequential_niah_section,

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from eval.benchmark import JudgeData
 from eval.benchmarks.sequential_niah.judge import CORRECT, JUDGE_RUBRIC
 from eval.benchmarks.sequential_niah.paper import (
     ANSWER_GROUPS,
@@ -39,12 +40,11 @@ from eval.benchmarks.sequential_niah.paper import (
     TABLE4_TOTAL,
     TABLE6,
 )
-from eval.benchmark import JudgeData
 from eval.report_runs import MISSING, markdown_table, points
 from eval.scored import ScoredSample
 from eval.task import TaskOptions
 from generators.sequential_niah.spec import BENCHMARK
-from needlework.backends.base import Backend, Message
+from needlework.backends.base import Message
 
 JUDGE_TASK = f"{BENCHMARK}/judge"
 """The task of a judge-data row: the judge's verdict on a labelled candidate."""
