@@ -122,19 +122,16 @@ def push(release: Path, repo_id: str, tag: str | None, private: bool, message: s
 
     The token comes from HF_TOKEN or the login cache (hf auth login), never from an argument.
     """
-    from builders.push import plan_push, push_release
+    from builders.push import check_push_target, plan_push, push_release
 
+    check_push_target(repo_id, tag)  # before anything is read: a bad id or tag is refused at once
     check_release_folder(release, reader="needlework push reads a local folder")
     plan = plan_push(release, repo_id, tag)
     if dry_run:
         for line in plan.lines():
             click.echo(line)
         return
-    try:
-        result = push_release(plan, private=private, message=message)
-    except OSError as err:  # the Hub's HTTP errors are OSErrors with several lines; the first says what
-        first_line = (str(err).strip().splitlines() or [type(err).__name__])[0]
-        raise OSError(f"{repo_id}: push failed: {first_line}") from err
+    result = push_release(plan, private=private, message=message)  # a Hub failure is one HubError line
     for line in result.lines():
         click.echo(line)
 

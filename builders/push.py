@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from builders.release import MANIFEST
 from builders.validate import read_manifest, validate_release
 from needlework.errors import ReleaseError
+from needlework.hub import hub_errors, hub_id_problem, tag_problem
 
 REPO_TYPE = "dataset"
 KEPT_REMOTE_FILES = frozenset({".gitattributes"})
@@ -119,20 +120,13 @@ def plan_push(release: Path, repo_id: str, tag: str | None = None) -> PushPlan:
     """Validate ``release`` and list what a push of it to ``repo_id`` uploads.
 
     Raises:
-        ReleaseError: The release does not validate (the first problem and how many there are),
-            or ``repo_id`` is not ``ORG/NAME``.
+        ReleaseError: ``repo_id`` is not ``ORG/NAME`` or ``tag`` cannot name a git tag (both checked
+            before anything is read), or the release does not validate (the first problem and how
+            many there are).
     """
+    check_push_target(repo_id, tag)
     release = Path(release)
     manifest = read_manifest(release)
-    if repo_id.count("/") != 1 or not all(repo_id.split("/")):
-        raise ReleaseError(f"{repo_id!r}: a Hub dataset id is ORG/NAME")
-    from huggingface_hub.errors import HFValidationError
-    from huggingface_hub.utils import validate_repo_id
-
-    try:  # the Hub's own rule, before anything is read or uploaded (a dry run too)
-        validate_repo_id(repo_id)
-    except HFValidationError as err:
-        raise ReleaseError(f"{repo_id!r}: not a Hub dataset id ({str(err).split(':')[0]})") from None
     problems = validate_release(release)
     if problems:
         raise ReleaseError(f"{release}: does not validate, not pushed ({len(problems)} problem"
@@ -141,6 +135,21 @@ def plan_push(release: Path, repo_id: str, tag: str | None = None) -> PushPlan:
     if MANIFEST not in {path for path, _ in files}:
         raise ReleaseError(f"{release}: no {MANIFEST}")
     return PushPlan(release, repo_id, tag or release_version(manifest), tuple(files))
+
+
+def check_push_target(repo_id: str, tag: str | None) -> None:
+    """Refuse a ``repo_id`` that is not ``ORG/NAME`` by the Hub's own rule and a ``tag`` that git cannot
+    name, before anything is read or uploaded (a dry run too): a tag the Hub refused would come only
+    after the commit, leaving an untagged release on the Hub.
+
+    Raises:
+        ReleaseError: Naming the bad id or tag and the rule.
+    """
+    problem = hub_id_problem(repo_id)
+    if problem is not None:
+        raise ReleaseError(f"{repo_id!r}: {problem.replace('Hub id', 'Hub dataset id')}")
+    if tag is not None and (problem := tag_problem(tag)) is not None:
+        raise ReleaseError(f"--tag {tag!r}: {problem}")
 
 
 def remote_tags(refs: Any) -> set[str]:
@@ -161,15 +170,6 @@ def commit_operations(plan: PushPlan, remote_files: Sequence[str]) -> tuple[list
     return operations, deleted
 
 
-def hub_transport_errors() -> tuple[type[BaseException], ...]:
-    """The errors of ``huggingface_hub``'s HTTP library (``httpx2.HTTPError`` in 2.x): its
-    ``HfHubHTTPError`` derives from that and from ``OSError``, but a refused connection or a timeout
-    raises the library's own ``ConnectError`` / ``TimeoutException``, which are no ``OSError``."""
-    from huggingface_hub.errors import HfHubHTTPError
-
-    return tuple(base for base in HfHubHTTPError.__bases__ if base is not OSError)
-
-
 def push_release(plan: PushPlan, api: HubApi | None = None, *, private: bool = False,
                  message: str | None = None) -> PushResult:
     """Push a planned release: create the dataset repository if needed, refuse an existing tag,
@@ -184,20 +184,15 @@ def push_release(plan: PushPlan, api: HubApi | None = None, *, private: bool = F
 
     Raises:
         ReleaseError: The tag exists already in the repository.
-        OSError: The Hub answered with an error, or could not be reached (a refused connection or
-            a timeout of the HTTP library is raised as :class:`ConnectionError`, so the CLI reports
-            it in one line like any other Hub error).
+        HubError: The Hub answered with an error or could not be reached: one line naming the
+            repository and what to do (:func:`needlework.hub.hub_errors`).
     """
-    try:
+    with hub_errors(f"{plan.repo_id}: push failed"):
         return _push(plan, api, private=private, message=message)
-    except hub_transport_errors() as err:
-        if isinstance(err, OSError):
-            raise
-        raise ConnectionError(f"{type(err).__name__}: {err}") from err
 
 
 def _push(plan: PushPlan, api: HubApi | None, *, private: bool, message: str | None) -> PushResult:
-    """:func:`push_release` without the translation of transport errors."""
+    """:func:`push_release` without the translation of Hub client errors."""
     if api is None:
         from huggingface_hub import HfApi
 

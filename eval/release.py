@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from needlework.errors import InputError, ReleaseError
+from needlework.errors import HubError, InputError, ReleaseError
+from needlework.hub import hub_errors, hub_id_problem
 from needlework.releases import MANIFEST, closest_release_folders, did_you_mean
 
 ROW_BATCH = 64
@@ -108,13 +109,13 @@ def open_release(dataset: str, revision: str | None = None) -> Release:
         if revision is not None:
             raise ReleaseError(f"{dataset}: --revision applies to Hub datasets, not local folders")
         return _open_local(folder, dataset)
-    if folder.suffix or dataset.startswith((".", "/")) or dataset.count("/") != 1:
+    if folder.suffix or dataset.startswith((".", "/")) or hub_id_problem(dataset) is not None:
         raise ReleaseError(_with_guess(f"{dataset}: no such release folder, and not a Hub dataset id (owner/name)",
                                        folder))
     try:
         return _open_hub(dataset, revision)
-    except ReleaseError as err:
-        raise ReleaseError(_with_guess(str(err), folder)) from err
+    except (ReleaseError, HubError) as err:
+        raise type(err)(_with_guess(str(err), folder)) from err
 
 
 def _with_guess(message: str, folder: Path) -> str:
@@ -152,25 +153,15 @@ def _open_local(folder: Path, dataset: str) -> Release:
 def _open_hub(repo_id: str, revision: str | None) -> Release:
     from huggingface_hub import HfApi, hf_hub_download
 
-    try:
+    with hub_errors(f"{repo_id}: no such release folder here, and the Hub dataset {repo_id}@{revision or 'main'} "
+                    "cannot be read"):
         sha = HfApi().dataset_info(repo_id, revision=revision).sha
-    except Exception as err:  # noqa: BLE001 - the Hub client raises its HTTP library's errors (httpx2, requests)
-        raise ReleaseError(f"{repo_id}: no such release folder here, and no Hub dataset {repo_id}@{revision or 'main'} "
-                           f"can be reached ({_first_line(err)})") from err
     if sha is None:
         raise ReleaseError(f"{repo_id}@{revision or 'main'}: the Hub returned no commit sha")
 
     def fetch(name: str) -> Path:
-        try:
+        with hub_errors(f"{repo_id}@{sha[:12]}: cannot download {name}"):
             return Path(hf_hub_download(repo_id, name, repo_type="dataset", revision=sha))
-        except Exception as err:  # noqa: BLE001 - as above
-            raise ReleaseError(f"{repo_id}@{sha[:12]}: cannot download {name} ({_first_line(err)})") from err
 
     manifest, digest = _parse_manifest(fetch(MANIFEST))
     return Release(repo_id, f"hub:{repo_id}", sha, manifest, digest, fetch)
-
-
-def _first_line(err: BaseException, limit: int = 200) -> str:
-    """The first line of an error's message, shortened: Hub errors run to many lines."""
-    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    return text if len(text) <= limit else text[: limit - 3] + "..."

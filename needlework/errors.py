@@ -38,3 +38,9 @@ class InputError(NeedleworkError, ValueError):
 
 class ReleaseError(NeedleworkError, ValueError):
     """A release folder is missing files or disagrees with its manifest or card."""
+
+
+class HubError(NeedleworkError, OSError):
+    """A request to the Hugging Face Hub failed (offline, unreachable, no such repository or revision,
+    no access, a server error); the message names the repository and what to do
+    (:mod:`needlework.hub` makes it from the Hub client's error)."""

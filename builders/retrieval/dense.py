@@ -37,6 +37,7 @@ from builders.retrieval.base import DocumentRenderer, Hits, LastCall, check_corp
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
 from builders.retrieval.query_prompts import DEFAULT_MODEL
 from needlework.errors import SpecError
+from needlework.hub import hub_errors
 
 MISSING_EXTRA = "the dense retriever needs the 'dense' extra: pip install 'needlework[dense]'"
 EMBEDDINGS_ARTIFACT = "document-embeddings"
@@ -79,9 +80,11 @@ def _folder_digest(folder: Path) -> str:
 
 
 def load_model(name_or_path: str, device: str | None = None) -> Any:
-    """A ``SentenceTransformer`` (imported lazily)."""
+    """A ``SentenceTransformer`` (imported lazily); a model that cannot be had from the Hub or its cache is one
+    ``HubError`` line naming it."""
     sentence_transformers = require("sentence_transformers")
-    return sentence_transformers.SentenceTransformer(name_or_path, device=device)
+    with hub_errors(f"dense model {name_or_path!r}: cannot load it"):
+        return sentence_transformers.SentenceTransformer(name_or_path, device=device)
 
 
 def load_encoder(source: str, device: str | None, max_seq_length: int | None, threads: int | None = None) -> Any:

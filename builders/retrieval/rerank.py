@@ -22,6 +22,7 @@ import numpy as np
 from builders.retrieval.ladder import TOP, Ranked
 from generators.embs.spec import RERANK_SUFFIX
 from needlework.errors import SpecError
+from needlework.hub import hub_errors
 
 DEPTH = TOP
 """Documents of each ranking the cross-encoder reorders (OURS: every document a ranking row keeps)."""
@@ -47,10 +48,8 @@ def load_cross_encoder(model: str) -> PairScorer:
         from sentence_transformers import CrossEncoder
     except ImportError as err:
         raise SpecError("--reranker needs sentence-transformers: pip install 'needlework[dense]'") from err
-    try:
+    with hub_errors(f"--reranker {model!r} could not be loaded as a cross-encoder", SpecError):
         return CrossEncoder(model)
-    except (OSError, ValueError) as err:
-        raise SpecError(f"--reranker {model!r} could not be loaded as a cross-encoder: {err}") from err
 
 
 def reranked(ranking: Ranked, scores: Sequence[float]) -> Ranked:

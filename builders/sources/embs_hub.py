@@ -39,6 +39,7 @@ from builders.sources.records import read_records, record_error
 from generators.world.schema import DOMAINS
 from needlework.checks import is_one_of, one_of_message
 from needlework.errors import InputError, SpecError
+from needlework.hub import hub_errors
 
 HUB_REPO = "EverMind-AI/EverMemBench-Static"
 LICENCE = "cc-by-nc-sa-4.0"
@@ -208,10 +209,11 @@ def _check_plain(value: Any, path: Path) -> None:
 def _download(repo_id: str, revision: str | None, scales: Sequence[str] | None) -> tuple[Path, str]:
     import huggingface_hub  # lazy: only a Hub read needs it
 
-    commit = huggingface_hub.HfApi().dataset_info(repo_id, revision=revision).sha
-    wanted = ["*"] if scales is None else list(scales)
-    patterns = [*QAR_FILES.values()] + [p for s in wanted for p in (f"data/{s}/{REFERENCE_FILE}", f"data/{s}/*/{REFERENCE_FILE}")]
-    folder = huggingface_hub.snapshot_download(repo_id, repo_type="dataset", revision=commit, allow_patterns=patterns)
+    with hub_errors(f"{repo_id}@{revision or 'main'}: cannot download the EMB-S release"):
+        commit = huggingface_hub.HfApi().dataset_info(repo_id, revision=revision).sha
+        wanted = ["*"] if scales is None else list(scales)
+        patterns = [*QAR_FILES.values()] + [p for s in wanted for p in (f"data/{s}/{REFERENCE_FILE}", f"data/{s}/*/{REFERENCE_FILE}")]
+        folder = huggingface_hub.snapshot_download(repo_id, repo_type="dataset", revision=commit, allow_patterns=patterns)
     return Path(folder), commit
 
 

@@ -35,6 +35,7 @@ from builders.sources.names import HUB
 from builders.sources.records import read_records, record_error, require_field
 from needlework.checks import require_one_of
 from needlework.errors import InputError, SpecError
+from needlework.hub import hub_errors, load_hub_dataset
 from needlework.tokens import TokenCounter
 
 SUFFIXES = (".json", ".jsonl", ".parquet")
@@ -465,19 +466,27 @@ def _load_hub(spec: str, default_repo: str) -> _Input:
     import huggingface_hub  # lazy: only a Hub read needs it
 
     repo, config, split = _hub_parts(spec, default_repo)
-    commit = huggingface_hub.HfApi().dataset_info(repo).sha
-    if repo.endswith("/LongBench"):
+    with hub_errors(f"{spec}: cannot read {repo} from the Hub"):
+        commit = huggingface_hub.HfApi().dataset_info(repo).sha
+        archive_path = huggingface_hub.hf_hub_download(repo, "data.zip", repo_type="dataset", revision=commit) \
+            if repo.endswith("/LongBench") else None
+    if archive_path is not None:
         member = f"data/{config}.jsonl"
-        with zipfile.ZipFile(huggingface_hub.hf_hub_download(repo, "data.zip", repo_type="dataset", revision=commit)) as archive:
+        with zipfile.ZipFile(archive_path) as archive:
             if member not in archive.namelist():
                 raise InputError(spec, None, None, f"no {member} in {repo}'s data.zip; give the task as hub:{repo}:<task>")
             lines = archive.read(member).decode("utf-8").split("\n")
-        records = [json.loads(line) for line in lines if line.strip()]
+        records = [_json_line(line, f"{spec} ({member})", number) for number, line in enumerate(lines, 1) if line.strip()]
     else:
-        import datasets  # lazy: the heavy import only for a Hub read
-
-        records = list(datasets.load_dataset(repo, config or None, split=split, revision=commit))
+        records = list(load_hub_dataset(repo, config or None, split=split, revision=commit, label=spec))
     return _Input(records, spec, f"{config}/{split}", f"{repo}@{commit}")
+
+
+def _json_line(line: str, source: str, number: int) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as err:
+        raise InputError(source, None, None, f"line {number} is not valid JSON ({err.msg})") from None
 
 
 def _text(record: Mapping[str, Any], name: str, source: _Input, index: int) -> str:

@@ -23,8 +23,10 @@ from pathlib import Path
 from builders.hashing import file_sha256, folder_sha256
 from builders.sources.names import HUB, WORLD
 from builders.sources.records import TABLE_SUFFIXES, read_records, record_error, require_field
-from needlework.errors import InputError
 from generators.world.spec import WorldSpec
+from needlework.errors import InputError
+from needlework.hub import load_hub_dataset
+
 TEXT_SUFFIX = ".txt"
 WORLD_FILLER = WorldSpec(docs=600, langs=("en", "zh"), questions=0)
 TEXT_ATTRIBUTION = {
@@ -121,10 +123,8 @@ def _read_file(path: Path, field: str) -> list[str]:
 
 
 def _read_hub(spec: str, field: str) -> FillerDocuments:
-    import datasets  # lazy: only a Hub source needs it
-
     repo, _, split = spec.partition("@")
-    loaded = datasets.load_dataset(repo, split=split or "train")
+    loaded = load_hub_dataset(repo, split=split or "train", label=f"hub:{spec}")
     if field not in loaded.column_names:
         raise InputError(f"hub:{repo}", None, field, f"missing; columns: {', '.join(loaded.column_names)}")
     texts = tuple(str(t) for t in loaded[field] if t)

@@ -17,6 +17,7 @@ from typing import Any
 from builders.sources.records import read_records, record_error, require_field
 from generators.rulerv2.pools import DocQaPool, DocQuestion, Document
 from needlework.errors import InputError
+from needlework.hub import load_hub_dataset
 
 JSON_SUFFIXES = (".json", ".jsonl")
 
@@ -78,10 +79,8 @@ def read_hotpotqa_hub(
     Raises:
         InputError: A row is malformed.
     """
-    import datasets  # lazy: loading the Hub dataset is the only thing here that needs it
-
     source = f"{repo} ({config}, {split})"
-    rows = datasets.load_dataset(repo, config, split=split)
+    rows = load_hub_dataset(repo, config, split=split, label=source)
     return hotpot_pool_from_records(hotpot_records_from_hub(rows, source), source)
 
 

@@ -34,6 +34,7 @@ from builders.sources.names import CODE_BASES
 from builders.sources.records import read_records, record_error, require_field
 from generators.rulerv2.pools import Problem, ProblemPool
 from needlework.errors import InputError
+from needlework.hub import load_hub_dataset
 
 HUB_REPOS = {"gsm8k": ("openai/gsm8k", "main"), "math500": ("HuggingFaceH4/MATH-500", None),
              "mbpp": (mbpp.HUB_REPO, "full")}
@@ -188,11 +189,9 @@ def read_math_hub(base: str, repo: str | None = None) -> ProblemPool:
         repo: A dataset repo id with the original columns, ``owner/name/config`` (MBPP's ``full`` or
             ``sanitized``), or a local folder that ``load_dataset`` reads (default: :data:`HUB_REPOS`).
     """
-    import datasets  # lazy: loading the Hub dataset is the only thing here that needs it
-
     repo, config = hub_repo_and_config(base, repo)
     source = f"{repo} ({config})" if config else repo
-    loaded = datasets.load_dataset(repo, config) if config else datasets.load_dataset(repo)
+    loaded = load_hub_dataset(repo, config or None, label=source)
     if "test" not in loaded:
         raise InputError(source, None, None, f"no split test; found {', '.join(sorted(loaded))}")
     shot_split = {"gsm8k": "train", "mbpp": "prompt"}.get(base)

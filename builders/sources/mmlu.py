@@ -24,6 +24,7 @@ from builders.sources.records import (
 from generators.rulerv2.pools import LETTERS, Mcq, McqPool
 from needlework.checks import is_one_of, one_of_message
 from needlework.errors import InputError
+from needlework.hub import load_hub_dataset
 
 SPLITS = ("test", "dev")
 MMLU_HEADERS = (
@@ -77,10 +78,8 @@ def read_mmlu_hub(repo: str = "cais/mmlu", config: str = "all") -> McqPool:
     Raises:
         InputError: The dataset lacks a ``test`` or ``dev`` split, or a row is malformed.
     """
-    import datasets  # lazy: loading the Hub dataset is the only thing here that needs it
-
     source = f"{repo} ({config})"
-    loaded = datasets.load_dataset(repo, config)
+    loaded = load_hub_dataset(repo, config, label=source)
     missing = [split for split in SPLITS if split not in loaded]
     if missing:
         raise InputError(source, None, None, f"no split {', '.join(missing)}; found {', '.join(sorted(loaded))}")
@@ -177,10 +176,8 @@ def read_mcq_distractors(path: Path) -> tuple[Mcq, ...]:
 
 def read_mcq_distractors_hub(repo: str = "cais/mmlu", config: str = "all", split: str = "auxiliary_train") -> tuple[Mcq, ...]:
     """The ``auxiliary_train`` questions of ``cais/mmlu`` (or a local folder in its layout), with ``datasets``."""
-    import datasets  # lazy: loading the Hub dataset is the only thing here that needs it
-
     source = f"{repo} ({config}, {split})"
-    rows = datasets.load_dataset(repo, config, split=split)
+    rows = load_hub_dataset(repo, config, split=split, label=source)
     return _records_split("mmlu", split, rows, source)
 
 

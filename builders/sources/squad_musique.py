@@ -33,6 +33,7 @@ from builders.sources.hotpotqa import HotpotRead
 from builders.sources.records import read_records, record_error, require_field
 from generators.rulerv2.pools import DocQaPool, DocQuestion, Document
 from needlework.errors import InputError
+from needlework.hub import load_hub_dataset
 
 SQUAD_HUB = "rajpurkar/squad"
 SUFFIXES = (".json", ".jsonl", ".parquet")
@@ -121,10 +122,8 @@ def read_squad_file(path: Path) -> HotpotRead:
 
 def read_squad_hub(repo: str = SQUAD_HUB, split: str = "validation") -> HotpotRead:
     """Load SQuAD from the Hub (or a local folder in its layout) with ``datasets``."""
-    import datasets  # lazy: loading the Hub dataset is the only thing here that needs it
-
     source = f"{repo} ({split})"
-    return squad_pool_from_records(datasets.load_dataset(repo, split=split), source)
+    return squad_pool_from_records(load_hub_dataset(repo, split=split, label=source), source)
 
 
 # --- MuSiQue ---------------------------------------------------------------------------------------
@@ -175,6 +174,5 @@ def read_musique_file(path: Path) -> HotpotRead:
 
 def read_musique_hub(repo: str, split: str = "validation") -> HotpotRead:
     """Load MuSiQue records with the original columns from the Hub (or a local folder) with ``datasets``."""
-    import datasets  # lazy: loading the Hub dataset is the only thing here that needs it
-
-    return musique_pool_from_records(datasets.load_dataset(repo, split=split), f"{repo} ({split})")
+    source = f"{repo} ({split})"
+    return musique_pool_from_records(load_hub_dataset(repo, split=split, label=source), source)

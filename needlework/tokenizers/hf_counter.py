@@ -11,6 +11,7 @@ import numpy as np
 from tokenizers import Encoding, Tokenizer
 
 from needlework.errors import TokenizerError
+from needlework.hub import hub_errors
 from needlework.tokenizers._common import canonical_sha256, repair_surrogates
 
 # The sections that decide which ids a text gets once added tokens and post-processing are off.
@@ -61,15 +62,9 @@ def download_tokenizer_json(repo_id: str) -> Path:
         TokenizerError: The download failed and the file is not cached.
     """
     from huggingface_hub import hf_hub_download
-    from huggingface_hub.errors import EntryNotFoundError
 
-    try:
+    with hub_errors(f"tokenizer 'hf:{repo_id}': cannot get its tokenizer.json", TokenizerError):
         return Path(hf_hub_download(repo_id, "tokenizer.json"))
-    except (OSError, ValueError, EntryNotFoundError) as error:
-        raise TokenizerError(
-            f"tokenizer 'hf:{repo_id}': cannot get tokenizer.json from the Hub or its cache "
-            f"({type(error).__name__}); download it while online or pass hf:/path/to/tokenizer.json"
-        ) from error
 
 
 class HFTokenizerCounter:

@@ -59,3 +59,42 @@ def test_the_default_tag_follows_the_rows_content_hashes_and_nothing_else():
     assert release_version({"needlework_version": "0.1.0", "configs": dict(reversed(splits.items())), "seed": 7}) == tag
     changed = {**splits, "b": {"splits": {"test": {"content_sha256": "3" * 64}}}}
     assert release_version({"needlework_version": "0.1.0", "configs": changed}) != tag
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["nowhere", "not a valid/repo id!!", "--dry-run"], "error: 'not a valid/repo id!!': not a Hub dataset id ("),
+    (["nowhere", REPO, "--tag", "v 1", "--dry-run"], "error: --tag 'v 1': a tag cannot contain ' '"),
+    (["nowhere", REPO, "--tag", "v1..2"], "error: --tag 'v1..2': a tag cannot contain '..'"),
+    (["nowhere", REPO, "--tag", "v1.lock"], "error: --tag 'v1.lock': a tag cannot be '@', start with / . or -, end"),
+])
+def test_a_bad_id_or_tag_is_refused_before_the_release_is_read(tmp_path, args, expected):
+    """Issue 41: the id and the tag are checked first (the release folder here does not even exist); a tag git
+    cannot name used to pass a dry run and fail on the Hub only after the commit, leaving it untagged."""
+    result = CliRunner().invoke(main, ["push", str(tmp_path / args[0]), *args[1:]])
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.splitlines()
+    assert line.startswith(expected), line
+
+
+def test_a_hub_server_error_during_a_push_is_one_line_saying_to_try_again(tmp_path, qwen, monkeypatch):
+    """The real client against the local Hub stand-in answering 503: one line naming the repository, the status and
+    what to do, exit 2, and nothing created there."""
+    from huggingface_hub import constants
+
+    from tests.support.hub_server import serve_in_thread
+
+    release = small_release(tmp_path / "r", qwen, seed=0)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    server = serve_in_thread(tmp_path / "hub")
+    server.state.fault = (503, None, "Service Unavailable")
+    monkeypatch.setattr(constants, "ENDPOINT", server.endpoint)
+    monkeypatch.setenv("HF_TOKEN", "hf_SENTINEL")
+    try:
+        result = CliRunner().invoke(main, ["push", str(release), REPO, "--tag", "v1"])
+    finally:
+        server.stop()
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.splitlines()
+    assert line == (f"error: {REPO}: push failed: the Hub answered with a server error (HTTP 503: Service "
+                    "Unavailable); try again later")
+    assert server.state.repos == {} and [r.path for r in server.state.requests][-1] == "/api/repos/create"

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from eval.cli import main
 from eval.release import open_release
-from needlework.errors import InputError, ReleaseError
+from needlework.errors import HubError, InputError, ReleaseError
 
 from tests.support.releases import eval_release  # noqa: F401 - fixture
 
@@ -88,8 +88,8 @@ def test_a_mistyped_folder_that_looks_like_a_hub_id_is_one_error_line(tmp_path, 
     result = CliRunner().invoke(main, [command[0], "--dataset", "demo-releases/rulerv3", *command[1:]])
     assert result.exit_code == 2, result.output
     (line,) = result.output.splitlines()
-    assert line.startswith("error: demo-releases/rulerv3: no such release folder here, and no Hub dataset "
-                           "demo-releases/rulerv3@main can be reached (")
+    assert line.startswith("error: demo-releases/rulerv3: no such release folder here, and the Hub dataset "
+                           "demo-releases/rulerv3@main cannot be read: offline mode (HF_HUB_OFFLINE=1")
     assert not line.endswith("?")  # nothing beside it to suggest
     shutil.copytree(eval_release, tmp_path / "demo-releases" / "rulerv2")
     result = CliRunner().invoke(main, [command[0], "--dataset", "demo-releases/rulerv3", *command[1:]])
@@ -97,12 +97,49 @@ def test_a_mistyped_folder_that_looks_like_a_hub_id_is_one_error_line(tmp_path, 
     assert result.exit_code == 2 and line.endswith("; did you mean demo-releases/rulerv2?"), line
 
 
-def test_a_hub_download_failure_is_a_release_error(eval_release, monkeypatch):  # noqa: F811
+def test_a_hub_download_failure_is_one_hub_error_line(eval_release, monkeypatch):  # noqa: F811
+    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(huggingface_hub.HfApi, "dataset_info", lambda self, repo, revision=None: SimpleNamespace(sha="a" * 40))
 
     def refuse(*args, **kwargs):
         raise ConnectionError("connection reset\nand many more lines")
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", refuse)
-    with pytest.raises(ReleaseError, match=r"owner/name@aaaaaaaaaaaa: cannot download manifest.json \(connection reset\)$"):
+    with pytest.raises(HubError, match=r"^owner/name@aaaaaaaaaaaa: cannot download manifest.json: not in the local "
+                                       r"Hugging Face cache, and the Hub at \S+ cannot be reached \(connection reset\); "
+                                       r"check the network connection, a proxy, or HF_ENDPOINT$"):
         open_release("owner/name")
+
+
+@pytest.mark.parametrize(("fault", "revision", "problem"), [
+    ((404, "RepoNotFound", "Repository not found"), None,
+     "no such repository on the Hub, or a private one this token cannot see; check the id, or log in"),
+    ((403, "GatedRepo", "restricted"), None, "a gated repository: accept its conditions on its Hub page"),
+    ((404, "RevisionNotFound", "Invalid rev id"), "v9", "no such revision; name an existing branch, tag or commit"),
+    ((502, None, "Bad Gateway"), None, "the Hub answered with a server error (HTTP 502: Bad Gateway); try again later"),
+])
+def test_eval_against_a_hub_dataset_the_hub_refuses_is_one_line_saying_why(tmp_path, monkeypatch, fault, revision,
+                                                                          problem):
+    """The real client against a local stand-in for the Hub (issue 41): every answer used to end in
+    "can be reached (404 Client Error.)" or the like, the same words for a typo, a gated dataset and an outage."""
+    from huggingface_hub import constants
+
+    from tests.support.hub_server import serve_in_thread
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    server = serve_in_thread(tmp_path / "hub")
+    server.state.fault = fault
+    monkeypatch.setattr(constants, "ENDPOINT", server.endpoint)
+    try:
+        result = CliRunner().invoke(main, ["run", "--dataset", "needlework-test/data", "--config", "c", "--model", "m",
+                                           "--base-url", "http://127.0.0.1:9/v1", *(["--revision", revision] if revision else [])])
+    finally:
+        server.stop()
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.splitlines()
+    assert line == (f"error: needlework-test/data: no such release folder here, and the Hub dataset "
+                    f"needlework-test/data@{revision or 'main'} cannot be read: ") + line.split("cannot be read: ", 1)[1]
+    assert line.split("cannot be read: ", 1)[1].startswith(problem), line
+    assert not (tmp_path / "eval-runs").exists()

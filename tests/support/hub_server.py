@@ -84,10 +84,13 @@ class HubState:
     Attributes:
         root: Where commit snapshots are written (``root/ORG__NAME/OID/...``).
         token: When set, write requests without ``Authorization: Bearer {token}`` answer 401.
+        fault: When set, ``(status, X-Error-Code or None, message)`` answered to every request but
+            ``/api/agent-harnesses`` (a gated repository, a server error ...), after recording it.
     """
 
     root: Path
     token: str | None = None
+    fault: tuple[int, str | None, str] | None = None
     repos: dict[str, HubRepo] = field(default_factory=dict)
     requests: list[RecordedRequest] = field(default_factory=list)
 
@@ -146,6 +149,9 @@ def make_app(state: HubState) -> web.Application:
         body = await request.read()
         state.requests.append(RecordedRequest(request.method, request.path, dict(request.query),
                                               dict(request.headers), body))
+        if state.fault is not None and request.path != "/api/agent-harnesses":
+            status, code, message = state.fault
+            return _error(status, message, code)
         if request.method == "POST" and state.token is not None \
                 and request.headers.get("Authorization") != f"Bearer {state.token}":
             return _error(401, "Invalid credentials in Authorization header")
