@@ -283,6 +283,7 @@ def run(spec: RunSpec, backend: Backend | None = None, progress: bool = True) ->
     spec.select.check(release, spec.configs, spec.split)
     run_dir = spec.output_dir or default_run_dir(release, spec.model, spec.split)
     directory = RunDirectory(run_dir)
+    directory.check_can_hold_a_run()  # before the server is asked or a row rendered
     expected = plan_samples(spec, release)
     refuse_code_execution((get_task(t, spec.task_options) for t in {e["task"] for e in expected}),
                           spec.task_options.allow_code_execution)  # before any request is sent

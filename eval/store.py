@@ -90,8 +90,28 @@ class RunDirectory:
             raise InputError(str(self.run_file), None, None, f"not valid JSON ({err.msg})") from err
 
     def write_run(self, saved: Mapping[str, Any]) -> None:
-        """Write the run file atomically, compact (it lists thousands of samples: the compact encoder is 3x faster)."""
+        """Write the run file atomically, compact (it lists thousands of samples: the compact encoder is 3x faster).
+
+        Raises:
+            SpecError: The directory is a file, or it is no run directory but holds a file a run writes
+                (``samples.jsonl`` would be appended to, ``results.json`` replaced): nothing is written.
+        """
+        self.check_can_hold_a_run()
         _write_json(self.run_file, saved, indent=None)
+
+    def check_can_hold_a_run(self) -> None:
+        """Refuse a path that is a file, or a folder that is no run directory but holds a run's file names.
+
+        Raises:
+            SpecError: Naming the path and the files a run would overwrite.
+        """
+        if self.path.exists() and not self.path.is_dir():
+            raise SpecError(f"{self.path}: a file, not a run directory; choose another --output-dir")
+        if self.path.is_dir() and not self.is_run():
+            clashing = [name for name in (SAMPLES, RESULTS, JUDGE, EXECUTIONS) if (self.path / name).exists()]
+            if clashing:
+                raise SpecError(f"{self.path}: no {RUN_FILE}, not an eval run directory, but it holds {', '.join(clashing)}, "
+                                "which a run would overwrite; choose another --output-dir")
 
     # Samples -----------------------------------------------------------------------------------
 

@@ -64,15 +64,16 @@ class KeyWords:
         return vocab
 
 
-def draw_unique(rng: np.random.Generator, radices: Sequence[int], n: int) -> np.ndarray:
-    """``n`` distinct tuples of digits in the given radices (most significant first), as rows.
+def draw_unique(rng: np.random.Generator, radices: Sequence[int], n: int, what: str = "items") -> np.ndarray:
+    """``n`` distinct tuples of digits in the given radices (most significant first), as rows (``what`` names
+    them in the error when the space is too small).
 
     When the tuple space fits in an int64 the tuples are drawn as codes without replacement;
     otherwise rows are drawn and de-duplicated (collisions are then vanishingly rare).
     """
     space = int(np.prod([int(r) for r in radices], dtype=object))
     if n > space:
-        raise SpecError(f"cannot draw {n} distinct items from a space of {space}")
+        raise SpecError(f"cannot draw {n:,} distinct {what} from a space of {space:,}")
     if space < _CODE_LIMIT:
         codes = rng.choice(space, size=n, replace=False)
         rows = np.empty((n, len(radices)), dtype=np.int64)
@@ -226,8 +227,12 @@ def _sample(spec: NiahBasicSpec, template: NiahTemplate, lines: _Lines, budget: 
     n_cap = 0 if budget is None else budget.limit // lines.shortest + 1
     # Distractor line j uses key 1 + j // repeats: unique keys (repeats 1), or under the paper preset
     # every distractor key on ``values_per_key`` lines, as prepare_niah.py builds its haystack keys.
-    keys = draw_unique(rng, lines.key_radices, n_cap + 1 if repeats == 1 else -(-n_cap // repeats) + 1)
-    values = draw_unique(rng, lines.value_radices, n_cap + k)
+    try:
+        keys = draw_unique(rng, lines.key_radices, n_cap + 1 if repeats == 1 else -(-n_cap // repeats) + 1, "keys")
+        values = draw_unique(rng, lines.value_radices, n_cap + k, "values")
+    except SpecError as err:  # a length so long that its haystack lines run out of distinct keys or values
+        raise SpecError(f"{spec.config_name}/{key_id}: {err}; ask for shorter lengths, or longer keys and values "
+                        "(--key-length, --value-digits)") from None
     depths = rng.uniform(0.0, 100.0, k).tolist()
     key_tokens, value_tokens = lines.key_tokens(keys), lines.value_tokens(values)
     needles = lines.format(keys[[0] * k], values[:k])

@@ -9,6 +9,7 @@ import pytest
 
 from eval.store import RunDirectory, read_records
 from needlework.errors import InputError, SpecError
+from tests.support.releases import eval_release  # noqa: F401 - fixture
 
 
 def test_the_four_files_keep_their_names(tmp_path: Path):
@@ -95,3 +96,42 @@ def test_a_corrupt_sample_line_is_named_by_record_and_line_both_from_1(tmp_path:
     path.write_text('{"key": "a"}\n{"torn": 1}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"record 2, field 'key': line 2: missing"):
         list(read_records(path))
+
+
+def test_a_run_is_not_written_over_a_folder_that_is_no_run_but_holds_a_runs_file_names(tmp_path: Path):
+    """Issue 41: ``--output-dir`` on a folder of other work appended to its samples.jsonl and replaced its
+    results.json; a folder of unrelated files, a new folder and an existing run stay writable."""
+    foreign = tmp_path / "analysis"
+    foreign.mkdir()
+    (foreign / "results.json").write_text('{"mine": 1}', encoding="utf-8")
+    with pytest.raises(SpecError, match=r"analysis: no run\.json, not an eval run directory, but it holds results\.json, "
+                                        r"which a run would overwrite; choose another --output-dir$"):
+        RunDirectory(foreign).write_run({"run": {}})
+    assert sorted(p.name for p in foreign.iterdir()) == ["results.json"]
+    (tmp_path / "file.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(SpecError, match="file.txt: a file, not a run directory"):
+        RunDirectory(tmp_path / "file.txt").write_run({"run": {}})
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "todo.txt").write_text("x", encoding="utf-8")
+    for path in (notes, tmp_path / "new"):
+        RunDirectory(path).write_run({"run": {}})
+        RunDirectory(path).write_run({"run": {"again": True}})  # a run resumed
+        assert RunDirectory(path).read_run() == {"run": {"again": True}}
+
+
+def test_eval_run_refuses_such_a_folder_before_asking_the_server(tmp_path: Path, eval_release):  # noqa: F811
+    from click.testing import CliRunner
+
+    from eval.cli import main
+
+    out = tmp_path / "work"
+    out.mkdir()
+    (out / "samples.jsonl").write_text('{"mine": 1}\n', encoding="utf-8")
+    config = sorted(json.loads((eval_release / "manifest.json").read_text())["configs"])[0]
+    result = CliRunner().invoke(main, ["run", "--dataset", str(eval_release), "--config", config, "--model", "m",
+                                       "--base-url", "http://127.0.0.1:9/v1", "--output-dir", str(out), "--no-progress"])
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.splitlines()
+    assert line.startswith(f"error: {out}: no run.json, not an eval run directory, but it holds samples.jsonl")
+    assert (out / "samples.jsonl").read_text(encoding="utf-8") == '{"mine": 1}\n' and not (out / "run.json").exists()

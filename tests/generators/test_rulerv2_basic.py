@@ -227,6 +227,15 @@ def test_key_space_too_small_raises_spec_error(qwen, words):
         list(generate(NiahBasicSpec("mk_niah", RulerOptions(lengths=(1024,), samples=1)), seed=0, tokens=qwen, words=tiny))
 
 
+def test_a_length_too_long_for_distinct_keys_names_the_row_and_the_options_to_change(qwen, words):
+    """Issue 41: ``--lengths 99999999999`` said only "cannot draw 4347826083 distinct items from a space of 6012373"."""
+    spec = NiahBasicSpec("mk_niah", RulerOptions(lengths=(99_999_999_999,), samples=1))
+    with pytest.raises(SpecError, match=r"^mk_niah_basic/len=99999999999/i=0000: cannot draw [\d,]+ distinct keys from a "
+                                        r"space of [\d,]+; ask for shorter lengths, or longer keys and values "
+                                        r"\(--key-length, --value-digits\)$"):
+        list(generate(spec, seed=0, tokens=qwen, words=words))
+
+
 def test_key_words_are_cleaned():
     vocab = KeyWords.from_lists(["Red", " blue ", "blue", "x-y", "naïve", "green"], ["cat", "Dog", "owl2", "cat"])
     assert vocab.adjectives == ("blue", "green")
