@@ -6,8 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 
+from builders.release import MANIFEST
 from builders.validate import read_manifest
+from needlework.errors import InputError, ReleaseError
+from needlework.hub import first_line
 
 RESERVE_COLUMNS = ("generation_reserve", "length_buffer")
 """Columns holding the tokens a row keeps below its target (RULERv2 and NeedleBench), in that order."""
@@ -108,19 +113,41 @@ def token_statistics(frame: pl.LazyFrame, choice: TokenColumns, reserve: str | N
 
 
 def summarize_release(release: Path) -> tuple[dict, list[SplitSummary]]:
-    """The manifest and, per config split, its rows and token statistics (see :data:`TOKEN_COLUMNS`)."""
+    """The manifest and, per config split, its rows and token statistics (see :data:`TOKEN_COLUMNS`).
+
+    Raises:
+        ReleaseError: A shard the manifest lists is missing.
+        InputError: A shard is not readable Parquet (the file named).
+    """
     release = Path(release)
     manifest = read_manifest(release)
     summaries = []
     for name, config in sorted(manifest.get("configs", {}).items()):
         for split, info in sorted(config["splits"].items()):
-            frame = pl.scan_parquet([str(release / f) for f in info["files"]])
-            columns = frame.collect_schema().names()
-            choice = choose_token_columns(frame)
-            if choice is None:
-                summaries.append(SplitSummary(name, split, info["rows"]))
-                continue
-            reserve = next((c for c in RESERVE_COLUMNS if c in columns), None) if choice.budgeted else None
-            table = token_statistics(frame, choice, reserve)
+            files = [release / f for f in info["files"]]
+            for path in files:
+                _check_shard(path)
+            try:
+                frame = pl.scan_parquet([str(path) for path in files])
+                columns = frame.collect_schema().names()
+                choice = choose_token_columns(frame)
+                if choice is None:
+                    summaries.append(SplitSummary(name, split, info["rows"]))
+                    continue
+                reserve = next((c for c in RESERVE_COLUMNS if c in columns), None) if choice.budgeted else None
+                table = token_statistics(frame, choice, reserve)
+            except pl.exceptions.PolarsError as err:
+                raise InputError(f"{release}/{name}/{split}", None, None, f"unreadable shards ({first_line(err)}); "
+                                 "run needlework validate") from err
             summaries.append(SplitSummary(name, split, info["rows"], choice, reserve, table))
     return manifest, summaries
+
+
+def _check_shard(path: Path) -> None:
+    """Refuse a shard that is missing or not Parquet, naming it (its footer alone is read)."""
+    if not path.is_file():
+        raise ReleaseError(f"{path}: listed in {MANIFEST} but missing; run needlework validate")
+    try:
+        pq.read_metadata(path)
+    except (OSError, pa.ArrowException) as err:
+        raise InputError(str(path), None, None, f"not readable Parquet ({first_line(err)}); run needlework validate") from err

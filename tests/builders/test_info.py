@@ -116,3 +116,23 @@ def test_slack_subtracts_the_reserve_and_a_table_without_groups_gets_one_row():
     assert choice is not None and choice.group is None
     assert token_statistics(plain, choice, None).to_dicts() == [{"rows": 2, "min": 3, "mean": 4.0, "max": 5}]
     assert choose_token_columns(pl.LazyFrame({"src": [1], "dst": [2]})) is None
+
+
+@pytest.mark.parametrize("damage", ["not-parquet", "missing"])
+def test_a_damaged_shard_is_one_error_line_naming_it(demo, tmp_path, damage):
+    """Issue 41: a shard that is not Parquet ended ``needlework info`` in a polars traceback (exit 1), a missing
+    one in polars' "No such file or directory (os error 2)"."""
+    import shutil
+
+    release = tmp_path / "rulerv2"
+    shutil.copytree(demo.folder / "rulerv2", release)
+    shard = min((release / "mk_niah_basic").glob("*.parquet"))
+    if damage == "missing":
+        shard.unlink()
+    else:
+        shard.write_bytes(b"PAR1 not parquet")
+    result = CliRunner().invoke(main, ["info", str(release)])
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.splitlines()
+    expected = "listed in manifest.json but missing" if damage == "missing" else "not readable Parquet ("
+    assert line.startswith(f"error: {shard}: {expected}") and line.endswith("run needlework validate"), line
