@@ -27,6 +27,8 @@ import click
 from builders.rulerv2 import load_key_words
 from generators.rulerv2.niah_basic import generate
 from generators.rulerv2.spec import NiahBasicSpec, RulerOptions
+from needlework.cliutil import TokenCount
+from needlework.lengths import TOKENS_HELP
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
 _MEMORY_CHILD = """
@@ -81,11 +83,11 @@ def build_peak_memory(samples: int, length: int) -> float:
 
 
 @click.command()
-@click.option("--length", type=int, default=131072, show_default=True)
+@click.option("--length", type=TokenCount(minimum=1), default=131072, show_default=True, help=TOKENS_HELP)
 @click.option("--samples", type=int, default=20, show_default=True)
 @click.option("--tokenizer", default=DEFAULT_TOKENIZER, show_default=True)
 @click.option("--repeats", type=int, default=7, show_default=True)
-@click.option("--memory-length", type=int, default=32768, show_default=True)
+@click.option("--memory-length", type=TokenCount(minimum=1), default=32768, show_default=True, help=TOKENS_HELP)
 @click.option("--memory-samples", default="250,500,1000", show_default=True)
 def main(length: int, samples: int, tokenizer: str, repeats: int, memory_length: int, memory_samples: str) -> None:
     """Print the generation/encode ratio per task and peak build memory per sample count."""

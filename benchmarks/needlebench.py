@@ -38,11 +38,14 @@ from generators.needlebench.filler import Filler
 from generators.needlebench.sparse import generate_sparse
 from generators.needlebench.spec import AtcSpec, SparseSpec
 from generators.pipeline import usable_cpus
+from needlework.cliutil import TokenCount
+from needlework.lengths import TOKENS_HELP
 from needlework.tokenizers import load_tokenizer
 
 
 @click.command()
-@click.option("--length", type=int, default=128_000, show_default=True, help="S-RT target tokens.")
+@click.option("--length", type=TokenCount(minimum=1), default=128_000, show_default=True,
+              help="S-RT target tokens. " + TOKENS_HELP)
 @click.option("--needles", type=int, default=512, show_default=True, help="ATC needle count.")
 @click.option("--samples", type=int, default=10, show_default=True, help="S-RT depths (0..100) and ATC repetitions per round.")
 @click.option("--tokenizer", default=DEFAULT_TOKENIZER, show_default=True)

@@ -28,11 +28,14 @@ from generators.rulerv2.items import prepare_materials
 from generators.rulerv2.niah_basic import NiahBasicSpec
 from generators.rulerv2.niah_basic import generate as generate_basic
 from generators.rulerv2.spec import TASKS
+from needlework.cliutil import TokenCount
+from needlework.lengths import TOKENS_HELP
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
 
 @click.command()
-@click.option("--length", type=int, default=112_640, show_default=True, help="Target tokens (110K, the paper's stand-in for 128K).")
+@click.option("--length", type=TokenCount(minimum=1), default=112_640, show_default=True,
+              help="Target tokens (110ki, the paper's stand-in for 128k). " + TOKENS_HELP)
 @click.option("--samples", type=int, default=10, show_default=True)
 @click.option("--tasks", default=",".join(TASKS), show_default=True)
 @click.option("--tokenizer", default=DEFAULT_TOKENIZER, show_default=True)

@@ -31,12 +31,12 @@ from builders.sequential_niah import SequentialNiahBuild, read_questions, read_t
 from generators.pipeline import usable_cpus
 from generators.sequential_niah.assemble import generate_samples, sentence_boundaries
 from generators.sequential_niah.splits import pair_texts, paired
-from generators.sequential_niah.spec import bucket_named
+from generators.sequential_niah.spec import BUCKETS_HELP, bucket_named
 from needlework.tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 
 
 @click.command()
-@click.option("--bucket", default="64k-128k", show_default=True)
+@click.option("--bucket", default="64k-128k", show_default=True, callback=lambda _c, _p, name: name.lower(), help=BUCKETS_HELP)
 @click.option("--samples", type=int, default=12, show_default=True, help="Samples per language per round.")
 @click.option("--repeats", type=int, default=5, show_default=True)
 @click.option("--tokenizer", default=DEFAULT_TOKENIZER, show_default=True)

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import click
 
+from needlework.cliutil import UserError
 from needlework.errors import NeedleworkError
 
 
@@ -207,8 +208,8 @@ def _parsing_callback(spec_option: SpecOption) -> Callable[[click.Context, click
             return None
         try:
             return spec_option.parse(text)
-        except (ValueError, NeedleworkError) as err:
-            raise click.BadParameter(str(err)) from None
+        except (ValueError, NeedleworkError) as err:  # one `error: --flag: ...` line, exit 2
+            raise UserError(f"{spec_option.flag}: {err}") from None
 
     return parse
 

@@ -13,10 +13,20 @@ from eval.code_execution import DEFAULT_TIMEOUT_S
 from eval.failures import MIN_SAMPLES_FOR_ERROR_BUDGET
 from eval.store import JUDGE, RESULTS, RunDirectory
 from eval.task import TaskOptions
+from generators.embs.spec import SCALE_HELP, scale_label
+from generators.sequential_niah.spec import BUCKETS_HELP
 from needlework import __version__
 from needlework.backends import BACKENDS
 from needlework.backends.base import OVER_WINDOW, BackendError, PreflightError
-from needlework.cliutil import UserError, domain_errors
+from needlework.cliutil import (
+    TokenCount,
+    UserError,
+    domain_errors,
+    option_name,
+    token_list,
+)
+from needlework.errors import SpecError
+from needlework.lengths import TOKENS_HELP
 
 _KEY_START = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_.]*\s*=)")
 
@@ -45,11 +55,15 @@ def _configs(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ..
     return tuple(dict.fromkeys(c.strip() for value in values for c in value.split(",") if c.strip()))
 
 
-def _ints(_ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[int, ...]:
+def _buckets(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(name.lower() for name in _configs(_ctx, _param, values)))
+
+
+def _scales(_ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
     try:
-        return tuple(int(v) for v in _configs(_ctx, param, values))
-    except ValueError:
-        raise click.BadParameter(f"expected whole numbers, e.g. 4096,8192; got {','.join(values)!r}") from None
+        return tuple(dict.fromkeys(scale_label(label) for label in _configs(_ctx, param, values)))
+    except SpecError as err:
+        raise UserError(f"{option_name(param)}: {err}") from None
 
 
 def _live_retriever(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
@@ -67,17 +81,18 @@ def _dataset_options(fn):
         click.option("--split", default="test", show_default=True),
         click.option("--limit", type=click.IntRange(min=1), default=None,
                      help="Only the first N rows of each config (the run is marked not reportable)."),
-        click.option("--lengths", multiple=True, callback=_ints, metavar="TOKENS",
-                     help="Only rows with these target_tokens, e.g. 4096,8192 (RULERv2, NeedleBench); "
-                          "the run is marked not reportable."),
-        click.option("--sizes", multiple=True, callback=_ints, metavar="TOKENS",
-                     help="Only rows with these haystack sizes (HaystackCraft); the run is marked not reportable."),
-        click.option("--buckets", multiple=True, callback=_configs, metavar="NAMES",
+        click.option("--lengths", multiple=True, callback=token_list, metavar="TOKENS",
+                     help="Only rows with these target_tokens, e.g. 4096,8192 or 4ki,8ki (RULERv2, NeedleBench); "
+                          "the run is marked not reportable. " + TOKENS_HELP),
+        click.option("--sizes", multiple=True, callback=token_list, metavar="TOKENS",
+                     help="Only rows with these haystack sizes, e.g. 8k,16k (HaystackCraft); the run is marked not "
+                          "reportable. " + TOKENS_HELP),
+        click.option("--buckets", multiple=True, callback=_buckets, metavar="NAMES",
                      help="Only rows in these length buckets, e.g. 4k-7k (Sequential-NIAH); "
-                          "the run is marked not reportable."),
-        click.option("--scales", multiple=True, callback=_configs, metavar="LABELS",
+                          "the run is marked not reportable. " + BUCKETS_HELP),
+        click.option("--scales", multiple=True, callback=_scales, metavar="LABELS",
                      help="Only rows of these ladder scales, e.g. 64K,30M (EverMemBench-S rankings); "
-                          "the run is marked not reportable."),
+                          "the run is marked not reportable. " + SCALE_HELP.replace("--decimal", "the build's --decimal")),
         click.option("--retrievers", multiple=True, callback=_configs, metavar="NAMES",
                      help="Only the rankings of these retrievers, e.g. bm25 (EverMemBench-S RAG); "
                           "the run is marked not reportable."),
@@ -164,9 +179,10 @@ def main() -> None:
 @_dataset_options
 @_backend_options("Model name sent to the server, or the HF model for vLLM.",
                   "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
-@click.option("--max-model-len", type=click.IntRange(min=1), default=None,
+@click.option("--max-model-len", type=TokenCount(minimum=1), default=None,
               help="The model's window in tokens: prompts over it are skipped (or cut, --over-window) (default: vllm "
-                   "reads the model's config; openai asks the server where it says, else does not check).")
+                   "reads the model's config; openai asks the server where it says, else does not check). "
+                   + TOKENS_HELP)
 @click.option("--tokenizer", "window_tokenizer", default=None,
               help="openai: the evaluated model's tokenizer counting prompts for the window (default: the server's "
                    "tokenize route where it has one).")

@@ -1,5 +1,5 @@
 """Command-line plumbing shared by ``needlework`` and ``python -m eval``: domain errors and signals to
-exit codes."""
+exit codes, and the click side of token counts (:mod:`needlework.lengths`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import Callable, TypeVar
 
 import click
 
-from needlework.errors import NeedleworkError
+from needlework.errors import NeedleworkError, SpecError
 from needlework.interrupts import Interrupted, signals_unwind
+from needlework.lengths import parse_token_list, parse_tokens
 
 F = TypeVar("F", bound=Callable)
 
@@ -60,3 +61,42 @@ def interruptible(fn: F) -> F:
             raise error from None
 
     return wrapper  # type: ignore[return-value]
+
+
+class TokenCount(click.ParamType):
+    """A click type for one number of tokens, as :func:`needlework.lengths.parse_tokens` reads it
+    (``8000``, ``8k`` = ``8K``, ``8ki``); a value it refuses is one ``error: --option: ...`` line, exit 2.
+
+    Attributes:
+        minimum: The smallest count accepted.
+    """
+
+    name = "tokens"
+
+    def __init__(self, minimum: int = 0) -> None:
+        self.minimum = minimum
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        try:
+            count = value if isinstance(value, int) else parse_tokens(str(value))
+        except SpecError as err:
+            raise UserError(f"{option_name(param)}: {err}") from None
+        if count < self.minimum:
+            raise UserError(f"{option_name(param)}: {count:,} tokens is below the minimum of {self.minimum:,}")
+        return count
+
+
+def token_list(_ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[int, ...]:
+    """click callback of a repeatable option of comma-separated token counts: the counts in order, repeats
+    dropped (``--lengths 8k --lengths 8000,16K`` -> ``(8000, 16000)``); a bad item is one ``error:`` line."""
+    try:
+        return tuple(dict.fromkeys(n for value in values for n in parse_token_list(value)))
+    except SpecError as err:
+        raise UserError(f"{option_name(param)}: {err}") from None
+
+
+def option_name(param: click.Parameter | None) -> str:
+    """How an error names an option: its longest flag (``--max-model-len``), else its name."""
+    if param is None:
+        return "value"
+    return max(param.opts, key=len) if param.opts else str(param.name)

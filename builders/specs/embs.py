@@ -6,12 +6,19 @@ from dataclasses import dataclass
 
 from builders.engine import ENGINE_HELP, RAY_ADDRESS_HELP, RAY_WORKERS_HELP, EngineName, engine_of
 from builders.options import option, parse_names
-from generators.embs.spec import (BASE_SCALE, DEFAULT_MATERIALIZE, DESCRIBED_SHARE, FOUND_SHARE, MAX_SCALE, RETRIEVERS, LadderSpec, QuerySpec,
-                                  scale_sort_key)
+from generators.embs.spec import (BASE_SCALE, DEFAULT_MATERIALIZE, DESCRIBED_SHARE, FOUND_SHARE, MAX_SCALE, RETRIEVERS,
+                                  SCALE_HELP, LadderSpec, QuerySpec, scale_label, scale_sort_key)
 from generators.world.schema import DOMAINS
 from needlework.checks import require_one_of
 from needlework.errors import SpecError
+from needlework.lengths import TOKENS_HELP, parse_tokens
 from needlework.tokenizers import DEFAULT_TOKENIZER
+
+
+def parse_materialize(text: str) -> str:
+    """``--materialize``: ``none``, or a scale label in its one spelling (:func:`generators.embs.spec.scale_label`)."""
+    return "none" if text.strip().lower() == "none" else scale_label(text)
+
 
 @dataclass(frozen=True)
 class EmbsBuild:
@@ -57,11 +64,16 @@ class EmbsBuild:
     domains: tuple[str, ...] = option(DOMAINS, "Comma-separated domains with queries.")
     queries_per_domain: int = option(24, "Queries per domain (half single-source, half multi-source).")
     base_scale: str = option(BASE_SCALE, "Domain-isolated corpus B; domain tiers B, 2B, 4B, shared tier 8B (paper: 64K; "
-                                         "smaller, e.g. 4K, is OURS, for small-window models).")
-    max_scale: str = option(MAX_SCALE, "Largest ladder scale, e.g. 1M, 100M, or max (the whole bank).")
-    materialize: str = option(DEFAULT_MATERIALIZE, "Largest scale written as contexts-<scale> configs ('none' for none).")
-    decimal: bool = option(False, "Count K as 1,000 tokens (default 1,024).")
-    generation_reserve: int = option(1_024, "Tokens kept free for the answer in every corpus budget.")
+                                         "smaller, e.g. 4K, is OURS, for small-window models). " + SCALE_HELP,
+                             parse=scale_label)
+    max_scale: str = option(MAX_SCALE, "Largest ladder scale, e.g. 1M, 100M, or max (the whole bank). " + SCALE_HELP,
+                            parse=scale_label)
+    materialize: str = option(DEFAULT_MATERIALIZE, "Largest scale written as contexts-<scale> configs ('none' for none). "
+                                                   + SCALE_HELP, parse=parse_materialize)
+    decimal: bool = option(False, "Count K as 1,000 tokens in scale labels (default 1,024; token counts such as "
+                                  "--generation-reserve 1k are 1,000 either way).")
+    generation_reserve: int = option(1_024, "Tokens kept free for the answer in every corpus budget. " + TOKENS_HELP,
+                                     parse=parse_tokens)
     build_retriever: str = option("bm25", "Retriever of Stages II-III: bm25 or dense.")
     retrievers: tuple[str, ...] = option(RETRIEVERS, "Retrievers ranking every ladder corpus (comma-separated; 'none').",
                                          parse=lambda t: () if t.strip() == "none" else parse_names(t))
@@ -82,6 +94,8 @@ class EmbsBuild:
     ray_workers: int = option(0, RAY_WORKERS_HELP, record=False)
 
     def __post_init__(self) -> None:
+        for name, read in (("base_scale", scale_label), ("max_scale", scale_label), ("materialize", parse_materialize)):
+            object.__setattr__(self, name, read(getattr(self, name)))  # labels in any case, stored in one spelling
         engine_of(self)
         self.query_spec()
         self.ladder_spec()

@@ -10,11 +10,11 @@ from builders.retrieval.analysis import ANALYZERS, PLAIN
 from builders.retrieval.query_prompts import AUTO
 from generators.haystackcraft.preset import Preset, apply_preset
 from generators.haystackcraft.prompt import PromptLayout, check_layout
-from generators.haystackcraft.spec import (BUDGET_RULES, DEFAULT_SIZES, ORDERINGS, BudgetRule,
-                                          HaystackSpec, parse_sizes)
+from generators.haystackcraft.spec import BUDGET_RULES, DEFAULT_SIZES, ORDERINGS, BudgetRule, HaystackSpec
 from generators.strategies import STRATEGIES
 from needlework.checks import require_one_of
 from needlework.errors import SpecError
+from needlework.lengths import TOKENS_HELP, parse_token_list
 
 DEFAULT_TOKENIZER = "qwen2.5"
 """The paper counts every budget with the Qwen2.5-1M tokenizer (§4.1)."""
@@ -73,8 +73,8 @@ class HaystackCraftBuild:
     max_questions: int | None = option(None, "Keep only the first N questions.")
     strategies: tuple[str, ...] = option(STRATEGIES, "Retrieval strategies: bm25, dense, hybrid, each optionally +ppr.",
                                          flag="retrievers")
-    sizes: tuple[int, ...] = option(DEFAULT_SIZES, "Haystack sizes in tokens (0 = needles only).", parse=parse_sizes,
-                                    default_text="0,8k,16k,32k,64k,128k")
+    sizes: tuple[int, ...] = option(DEFAULT_SIZES, "Comma-separated haystack sizes in tokens (0 = needles only). "
+                                    + TOKENS_HELP, parse=parse_token_list, default_text="0,8k,16k,32k,64k,128k")
     orderings: tuple[str, ...] = option(ORDERINGS, "Haystack orderings stored as doc-id lists.")
     materialize: tuple[str, ...] = option(("descending",), "Orderings whose full prompts are written (static-<ordering> "
                                           "configs); 'none' for none.", parse=parse_materialize, show=show_materialize)

@@ -42,6 +42,7 @@ from generators.needlebench.spec import (
 )
 from needlework.checks import require_one_of
 from needlework.errors import SpecError
+from needlework.lengths import FORMS, TOKENS_HELP, parse_tokens
 
 DEFAULT_TOKENIZER = "cl100k_base"
 """The paper measures lengths with the GPT-4 tokenizer (§3.1)."""
@@ -90,14 +91,17 @@ def config_name(task: str, lang: str) -> str:
 
 
 def parse_buffer(text: str) -> dict[str, int]:
-    """``en=200,zh=300`` -> ``{"en": 200, "zh": 300}``; a bare number applies to both languages."""
+    """``en=200,zh=0.5k`` -> ``{"en": 200, "zh": 500}``; a bare count applies to both languages.
+
+    Counts are written as :mod:`needlework.lengths` reads them (``1k`` = ``1K`` = 1,000).
+    """
     try:
         if "=" not in text:
-            return {"en": int(text), "zh": int(text)}
+            return {"en": parse_tokens(text), "zh": parse_tokens(text)}
         pairs = (item.split("=", 1) for item in text.split(",") if item.strip())
-        return {lang.strip(): int(value) for lang, value in pairs}
+        return {lang.strip(): parse_tokens(value) for lang, value in pairs}
     except ValueError:
-        raise SpecError(f"expected LANG=TOKENS pairs such as en=200,zh=200, got {text!r}") from None
+        raise SpecError(f"expected LANG=TOKENS pairs such as en=200,zh=200 (TOKENS: {FORMS}), got {text!r}") from None
 
 
 def show_buffer(buffer: dict[str, int]) -> str:
@@ -146,8 +150,9 @@ class NeedleBenchBuild:
                                                    "OpenCompass v1's multiple-choice ATC, opt-in).")
     langs: tuple[str, ...] = option(LANGS, "Comma-separated languages.")
     lengths: tuple[int, ...] = option(
-        DEFAULT_LENGTHS, "Target lengths in tokens: a preset (4k, 8k, 32k, 128k, 200k, 1m: eight steps up to it; v2-4k, v2-8k, "
-        "v2-32k, v2-128k: OpenCompass v2's grids) or a comma list.",
+        DEFAULT_LENGTHS, "Comma-separated target lengths in tokens and presets. A preset name stands for a grid (4k: 1,000 to "
+        "4,000 by 1,000; 8k, 32k, 128k, 200k, 1m: eight even steps up to 8,000 ... 1,000,000; v2-4k, v2-8k, v2-32k, v2-128k: "
+        "OpenCompass v2's grids); any other item is one length. " + TOKENS_HELP,
         parse=parse_lengths, default_text="32k")
     depths: tuple[float, ...] = option(DEFAULT_DEPTHS, "Comma-separated needle depths in percent (default 0,10,...,100).",
                                        default_text="")
@@ -173,7 +178,8 @@ class NeedleBenchBuild:
         DEFAULT_CHOICE_NEEDLES, "Multiple-choice ATC needle counts (people per question): a comma list or an "
         "OpenCompass config's grid (atc_choice: 2..19, atc_choice_50: 2..49, atc_choice_80: 2..79).",
         parse=parse_choice_needles, show=show_choice_needles, default_text="atc_choice")
-    buffer: dict[str, int] = option(DEFAULT_BUFFER, "Tokens kept below each target, per language.", parse=parse_buffer,  # noqa: RUF009
+    buffer: dict[str, int] = option(DEFAULT_BUFFER, "Tokens kept below each target, per language (en=200,zh=200, or one "  # noqa: RUF009
+                                    "count for both). " + TOKENS_HELP, parse=parse_buffer,
                                     show=show_buffer)
     budget_rule: BudgetRule = option("prompt", "How a length is spent: prompt (whole prompt within length - buffer) "  # noqa: RUF009
                                                "or context (filler + needles within it, OpenCompass v2).")

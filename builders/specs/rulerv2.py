@@ -24,6 +24,7 @@ from generators.rulerv2.spec import (
 )
 from needlework.checks import require_one_of
 from needlework.errors import SpecError
+from needlework.lengths import TOKENS_HELP, parse_token_list, parse_tokens
 from needlework.tokenizers import DEFAULT_TOKENIZER
 
 if TYPE_CHECKING:
@@ -96,8 +97,8 @@ class RulerV2Build:
 
     tasks: tuple[str, ...] = option(TASKS, "Comma-separated tasks, e.g. mk_niah_medium,mdqa_hard (default: all 12).",
                                     default_text="")
-    lengths: tuple[int, ...] = option(DEFAULT_LENGTHS, "Comma-separated target lengths in tokens (default 8K..110K).",
-                                      default_text="")
+    lengths: tuple[int, ...] = option(DEFAULT_LENGTHS, "Comma-separated target lengths in tokens (the paper's 8k..110k "
+                                      "are 8ki..110ki). " + TOKENS_HELP, parse=parse_token_list)
     samples: int = option(100, "Samples per length.")
     seed: int = option(0, "Build seed.")
     tokenizer: str = option(DEFAULT_TOKENIZER, "Tokenizer spec (e.g. cl100k_base, hf:PATH).")
@@ -114,7 +115,8 @@ class RulerV2Build:
                                "hub:hotpotqa/hotpot_qa, or SQuAD/MuSiQue (Appendix D.2): squad, squad:hub:REPO, "
                                "squad:PATH, musique:PATH, musique:hub:REPO.")
     generation_reserve: int | None = option(
-        None, "Tokens kept free for the answer (default per task: 128 for short answers, 512-2048 where the model copies).")
+        None, "Tokens kept free for the answer (default per task: 128 for short answers, 512-2048 where the model copies). "
+        + TOKENS_HELP, parse=parse_tokens)
     n_values: int | None = option(None, "Needles sharing the queried key in multi-value NIAH (default 4).")
     shots: int | None = option(None, "Demonstrations in medium/hard NIAH, 0-16 (default: 5 multi-key, 0 multi-value).")
     golden: bool = option(False, "Also write each task's golden-context baseline (split 'golden').")

@@ -8,8 +8,8 @@ from typing import Any
 from builders.options import option
 from builders.sources.names import WORLD
 from builders.sources.tkg_time import parse_start, parse_unit
-from generators.sequential_niah.spec import (FRAMES, LANGS, PAPER_BUCKETS, SEMANTIC_RULES, SIGNIFICANT_RULES, TINY_RULES,
-                                             JudgeSpec, NoiseRules, bucket_named)
+from generators.sequential_niah.spec import (BUCKETS_HELP, FRAMES, LANGS, PAPER_BUCKETS, SEMANTIC_RULES, SIGNIFICANT_RULES,
+                                             TINY_RULES, JudgeSpec, NoiseRules, bucket_named, parse_bucket_names)
 from needlework.checks import require_one_of
 from needlework.errors import SpecError
 from needlework.tokenizers import DEFAULT_TOKENIZER
@@ -72,7 +72,8 @@ class SequentialNiahBuild:
     size: int = option(14_000, "Samples in train + dev + test (split 10:2:2, the paper's 10,000 / 2,000 / 2,000).")
     langs: tuple[str, ...] = option(LANGS, "Comma-separated languages.")
     buckets: tuple[str, ...] = option(tuple(b.name for b in PAPER_BUCKETS),
-                                     "Length buckets of the whole prompt, in tokens (also 4k-7k, not in the paper).")
+                                     "Comma-separated length buckets of the whole prompt (also 4k-7k, not in the paper). "
+                                     + BUCKETS_HELP, parse=parse_bucket_names)
     tkg: str = option(WORLD, "Real-temporal source: world, or an ICEWS-format folder (entity2id.txt, rel2id.txt or "
                              "relation2id.txt, train/valid/test.txt).")
     tkg_time_unit: str = option("", "What the --tkg time stamps count: day, hour, minute or 15min (empty: recognized from "
@@ -113,8 +114,7 @@ class SequentialNiahBuild:
             require_one_of(name, getattr(self, name), allowed)
         if not self.langs or not set(self.langs) <= set(LANGS) or len(set(self.langs)) != len(self.langs):
             raise SpecError(f"langs must be distinct values from {', '.join(LANGS)}; got {', '.join(self.langs) or '(none)'}")
-        for name in self.buckets:
-            bucket_named(name)
+        object.__setattr__(self, "buckets", tuple(bucket_named(name).name for name in self.buckets))  # one spelling
         if not self.buckets or self.size < 1 or self.noise_samples < 0 or self.world_docs < 1:
             raise SpecError("buckets must not be empty, size and world_docs must be >= 1 and noise_samples >= 0")
         JudgeSpec(self.judge_train, self.judge_test)

@@ -3,16 +3,20 @@
 Scales are token budgets of the evidence pool (paper §3.4), written ``64K`` ... ``1M`` ... and
 ``max`` for the whole MemoryBank. The paper never says whether K is 1,000 or 1,024 nor which
 tokenizer measures S (spec §1, "Inconsistencies"): needlework counts with the build's tokenizer and
-K = 1,024 by default (OURS), ``decimal=True`` gives K = 1,000.
+K = 1,024 by default (OURS), ``decimal=True`` gives K = 1,000. So a scale is a label, not a token count
+in :mod:`needlework.lengths`'s sense (where ``64k`` is 64,000 tokens); a command line may write it in
+any case (``64k`` is ``64K``, :func:`scale_label`), and the manifest records the unit.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 from generators.world.schema import DOMAINS
 from needlework.errors import SpecError
+from needlework.lengths import number_and_suffix
 
 BENCHMARK = "embs"
 """EMB-S's one id: release name, card template, part of every RNG key."""
@@ -50,6 +54,33 @@ def scale_tokens(label: str, unit: int = 1024) -> int:
         raise SpecError(f"scale {label!r} is not of the form <n>K or <n>M (e.g. 64K, 1M, 326M)")
     n, suffix = int(match.group(1)), match.group(2)
     return n * unit if suffix == "K" else n * unit * unit
+
+
+SCALE_HELP = ("A scale is a ladder label, not a token count: <n>K or <n>M in any case (64k = 64K), or max; "
+              "its budget is n x 1,024 tokens per K and 1,024 x 1,024 per M (1,000 and 1,000,000 with --decimal).")
+"""The rule for ``--help`` of every option that takes a scale label."""
+
+
+def scale_label(text: str) -> str:
+    """A scale label as a command line may write it, in its one spelling: ``64k`` -> ``64K``, ``MAX`` -> ``max``.
+
+    Labels share :mod:`needlework.lengths`'s syntax and, like token counts, ignore case; but they are
+    names of ladder rungs, not token counts (``64K`` is 65,536 tokens, or 64,000 with ``--decimal``), so
+    only a whole ``<n>K`` or ``<n>M`` is one.
+
+    Raises:
+        SpecError: ``text`` is not ``<n>K``, ``<n>M`` or ``max`` in any case.
+    """
+    if text.strip().lower() == MAX_SCALE:
+        return MAX_SCALE
+    try:
+        number, suffix = number_and_suffix(text)
+    except SpecError:
+        number, suffix = Fraction(0), ""
+    if suffix not in ("k", "m") or number.denominator != 1 or number < 1:
+        raise SpecError(f"scale {text.strip()!r} is not a ladder label: write <n>K or <n>M in any case "
+                        f"(e.g. 64K = 64k, 1M, 326M) or max")
+    return f"{number.numerator}{suffix.upper()}"
 
 
 def scale_sort_key(label: str) -> tuple[int, int]:

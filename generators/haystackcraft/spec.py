@@ -59,15 +59,3 @@ class HaystackSpec:
         needed = {strategy_parts(s)[0] for s in self.strategies}
         return tuple(r for r in RETRIEVERS if r in needed)
 
-
-def parse_sizes(text: str) -> tuple[int, ...]:
-    """Sizes from a comma list of token counts; ``k`` means thousands, decimal as in the paper ("0,8k,128k")."""
-    sizes = []
-    for part in (p.strip().lower().replace("_", "") for p in text.split(",")):
-        if not part:
-            continue
-        try:
-            sizes.append(int(float(part[:-1]) * 1000) if part.endswith("k") else int(part))
-        except ValueError:
-            raise SpecError(f"sizes must be token counts like 8000 or 8k, got {part!r}") from None
-    return tuple(sizes)

@@ -7,6 +7,7 @@ from typing import Literal, get_args
 
 from needlework.checks import require_one_of
 from needlework.errors import SpecError
+from needlework.lengths import FORMS, parse_tokens
 
 BENCHMARK = "needlebench"
 """The benchmark's one id: release and manifest name, eval task prefix, and part of every RNG key."""
@@ -288,21 +289,27 @@ def show_choice_needles(counts: tuple[int, ...]) -> str:
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:
-    """Lengths from a preset name (``4k``, ``8k``, ``32k``, ``128k``, ``200k``, ``1m``) or a comma list.
+    """Lengths from a comma list of presets (:data:`LENGTH_PRESETS`) and token counts, repeats dropped.
 
-    Items of a list may themselves be presets (``4k,128k`` joins both) or integers.
+    An item named like a preset (``4k``, ``8k``, ``32k``, ``128k``, ``200k``, ``1m``, ``v2-4k`` ...; any case)
+    stands for the preset's grid (``4k,128k`` joins both); any other item is one token count in
+    :mod:`needlework.lengths`'s syntax (``5000``, ``5k`` and ``5K`` are 5,000; ``6ki`` is 6,144).
+
+    Raises:
+        SpecError: An item is neither a preset nor a token count, or the list is empty.
     """
     lengths: list[int] = []
-    for item in (t.strip().lower().replace("_", "") for t in text.split(",")):
+    for item in (t.strip() for t in text.split(",")):
         if not item:
             continue
-        if item in LENGTH_PRESETS:
-            lengths += [n for n in LENGTH_PRESETS[item] if n not in lengths]
+        if item.lower() in LENGTH_PRESETS:
+            lengths += [n for n in LENGTH_PRESETS[item.lower()] if n not in lengths]
             continue
         try:
-            value = int(item)
-        except ValueError:
-            raise SpecError(f"length {item!r} is neither an integer nor a preset ({', '.join(LENGTH_PRESETS)})") from None
+            value = parse_tokens(item)
+        except SpecError:
+            raise SpecError(f"length {item!r} is neither a preset ({', '.join(LENGTH_PRESETS)}) nor a token count: "
+                            f"{FORMS}") from None
         if value not in lengths:
             lengths.append(value)
     if not lengths:

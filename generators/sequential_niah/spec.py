@@ -114,15 +114,31 @@ def check_question_counts(lang: str, count: object, min_needles: int, max_needle
 
 
 def bucket_named(name: str, buckets: Sequence[LengthBucket] = LENGTH_BUCKETS) -> LengthBucket:
-    """The bucket called ``name``.
+    """The bucket called ``name``, in any case (``8K-16K`` is ``8k-16k``).
 
     Raises:
         SpecError: No bucket has that name.
     """
+    wanted = name.strip().lower()
     for bucket in buckets:
-        if bucket.name == name:
+        if bucket.name == wanted:
             return bucket
     raise SpecError(one_of_message("length bucket", name, [b.name for b in buckets]))
+
+
+def parse_bucket_names(text: str) -> tuple[str, ...]:
+    """Bucket names from a comma list, each in its one spelling (``8K-16K`` -> ``8k-16k``); blanks are dropped.
+
+    Raises:
+        SpecError: A name is no bucket's (in any case).
+    """
+    return tuple(bucket_named(name).name for name in text.split(",") if name.strip())
+
+
+BUCKETS_HELP = ("Bucket names are labels (the paper's Table 1), not token counts: "
+                + ", ".join(f"{b.name} = {b.low:,}-{b.high - 1:,}" for b in LENGTH_BUCKETS)
+                + " tokens; any case (8K-16K = 8k-16k).")
+"""The rule for ``--help`` of every option that takes bucket names."""
 
 
 FRAMES: tuple[str, ...] = ("fixed", "official")

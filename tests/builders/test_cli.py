@@ -72,7 +72,7 @@ def test_build_needlebench_cli_writes_what_it_reports(tmp_path):
     (("--depths", "0,x"), ("--depths", "0,x")),
     (("--buffer", "en"), ("--buffer",)),
     (("--filler-en", "/no/such/folder"), ("/no/such/folder", "no such file or folder")),
-    (("--lengths", "3k"), ("3k", "preset")),
+    (("--lengths", "3kb"), ("3kb", "preset", "token count")),
     (("--question-types", "eldest"), ("eldest", "nth_ancestor")),
 ])
 def test_build_needlebench_bad_options_fail_in_one_line(tmp_path, args, needles):
@@ -147,9 +147,9 @@ def test_bad_build_options_give_one_error_line_and_no_folder(tmp_path, args, nee
 def test_click_level_bad_value_exits_2_without_folder(tmp_path):
     out = tmp_path / "out"
     result = run("build", "rulerv2", "--out", str(out), "--lengths", "abc")
-    assert result.exit_code == 2
-    assert "expected comma-separated integers" in result.output
+    assert_one_error_line(result, "--lengths: 'abc' is not a token count")
     assert not out.exists()
+    assert_one_error_line(run("build", "needlebench", "--out", str(out), "--depths", "0,x"), "--depths: expected comma-separated numbers")
 
 
 def test_build_refuses_a_non_release_folder(tmp_path):

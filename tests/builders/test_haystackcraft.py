@@ -16,6 +16,8 @@ from builders.retrieval import bm25 as bm25_module
 from needlework.errors import InputError, SpecError
 from generators.haystackcraft.prompt import DOCUMENT_JOINER, render_document
 from builders.cli import main
+from needlework.lengths import FORMS
+from tests.support.build_options import build_error, build_spec
 
 SIZES = (0, 4_000, 8_000, 16_000)
 
@@ -141,6 +143,16 @@ def test_world_build_is_deterministic_and_orders_differ(tmp_path, qwen) -> None:
             assert len({tuple(orders[f"random-{i}"]) for i in range(3)}) == 3
     with pytest.raises(SpecError, match="not built"):
         haystackcraft.HaystackCraftBuild(orderings=("descending",), materialize=("middle",))
+
+
+def test_sizes_are_token_counts_in_any_case() -> None:
+    """Issue 41: ``--sizes 2k`` and ``2K`` are 2,000 (the authors' ``--context_size`` reads K as 1,000 in any case),
+    ``2ki`` is 2,048, and a size that is not a whole number of tokens is refused, not cut to 1,000."""
+    assert build_spec("haystackcraft", "--sizes", "0,2k").sizes == build_spec("haystackcraft", "--sizes", "0,2K").sizes == (0, 2_000)
+    assert build_spec("haystackcraft", "--sizes", "0,2_000,2ki").sizes == (0, 2_000, 2_048)
+    assert build_spec("haystackcraft", "--sizes", "0,8k,16k,32k,64k,128k") == build_spec("haystackcraft")  # the help's default
+    assert build_error("haystackcraft", "--sizes", "0,1.0005k") == (
+        f"error: --sizes: '1.0005k' is not a whole number of tokens (1,000.5): write {FORMS}")
 
 
 def test_cli_builds_and_reports_bad_inputs(tmp_path, shared_file) -> None:

@@ -18,6 +18,8 @@ from needlework.errors import BudgetError, InputError, SpecError
 from generators.needlebench.filler import Filler
 from generators.needlebench.kinship import PersonNames
 from generators.needlebench.spec import LENGTH_PRESETS, AtcSpec, SparseSpec, parse_lengths
+from needlework.lengths import parse_tokens
+from tests.support.build_options import build_error, build_spec
 
 # --- read_filler --------------------------------------------------------------------------------
 
@@ -169,9 +171,21 @@ def test_length_presets():
     assert parse_lengths("1m")[-1] == 1_000_000 and len(parse_lengths("1m")) == 8
 
 
-@pytest.mark.parametrize("text", ["abc", "4k,x", "1.5k", "", " , "])
+def test_a_length_that_is_no_preset_is_a_token_count_in_any_case():
+    """Issue 41: ``2k`` and ``2K`` are 2,000 (they were refused); a preset's name keeps its grid, whose top is the
+    name read as a token count (OpenCompass's 4k ... 1000k configs end at 4,000 ... 1,000,000)."""
+    assert parse_lengths("2k") == parse_lengths("2K") == parse_lengths("2_000") == (2_000,)
+    assert parse_lengths("4K,6k,6ki,1.5k") == (1_000, 2_000, 3_000, 4_000, 6_000, 6_144, 1_500)
+    assert all(grid[-1] == parse_tokens(name.removeprefix("v2-")) for name, grid in LENGTH_PRESETS.items())
+    assert build_spec("needlebench", "--lengths", "2.5k,4K", "--buffer", "0.1k").lengths == (2_500, *range(1_000, 4_001, 1_000))
+    assert build_spec("needlebench", "--buffer", "en=0.5K,zh=1k").buffer == build_spec("needlebench", "--buffer", "en=500,zh=1000").buffer
+    assert build_spec("needlebench", "--lengths", "32k") == build_spec("needlebench")  # the help's default
+    assert build_error("needlebench", "--lengths", "3kb").startswith("error: --lengths: length '3kb' is neither a preset")
+
+
+@pytest.mark.parametrize("text", ["abc", "4k,x", "1.0005k", "-4k", "", " , "])
 def test_bad_lengths_are_spec_errors(text):
-    with pytest.raises(SpecError, match="neither an integer nor a preset|no lengths given"):
+    with pytest.raises(SpecError, match="neither a preset .* nor a token count: an integer|no lengths given"):
         parse_lengths(text)
 
 

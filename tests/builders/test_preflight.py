@@ -12,6 +12,7 @@ import builders.preflight
 import builders.rulerv2
 from builders.cli import main
 from builders.specs.embs import EmbsBuild
+from tests.support.build_options import build_error, build_spec
 
 
 @pytest.fixture
@@ -57,6 +58,21 @@ def test_llm_model_none_means_no_model() -> None:
     """The option's help says "none: no LLM"; it was taken as a model called none."""
     assert EmbsBuild(raw=("x.jsonl",), llm_model="none").llm_model == ""
     assert EmbsBuild(raw=("x.jsonl",), llm_model="NONE").llm_model == ""
+
+
+def test_scale_labels_and_the_reserve_are_read_in_any_case() -> None:
+    """Issue 41: ``--base-scale 4k`` is ``4K`` (it was refused), and the stored label is the paper's spelling; the
+    reserve is a token count (``1k`` = ``1K`` = 1,000, whatever ``--decimal`` says of the labels)."""
+    lower = build_spec("embs", "--base-scale", "4k", "--max-scale", "1m", "--materialize", "512k")
+    assert lower == build_spec("embs", "--base-scale", "4K", "--max-scale", "1M", "--materialize", "512K")
+    assert (lower.base_scale, lower.max_scale, lower.materialize) == ("4K", "1M", "512K")
+    assert EmbsBuild(base_scale="4k", max_scale="MAX", materialize="None") == EmbsBuild(base_scale="4K", materialize="none")
+    assert build_spec("embs", "--max-scale", "max", "--materialize", "1M") == build_spec("embs")  # the help's defaults
+    reserve = {build_spec("embs", "--generation-reserve", text, *decimal).generation_reserve
+               for text in ("1k", "1K", "1000") for decimal in ((), ("--decimal",))}
+    assert reserve == {1_000}
+    assert build_error("embs", "--max-scale", "1.5M") == ("error: --max-scale: scale '1.5M' is not a ladder label: write <n>K or "
+                                                          "<n>M in any case (e.g. 64K = 64k, 1M, 326M) or max")
 
 
 def test_scales_that_cannot_be_built_as_asked_are_refused_at_once() -> None:

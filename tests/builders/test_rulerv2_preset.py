@@ -26,6 +26,7 @@ from builders.sources.mmlu import read_mcq_distractors, read_mcq_distractors_hub
 from builders.sources.names import PAPER_DOCQA, PAPER_MCQ
 from generators.rulerv2.spec import DEFAULT_RESERVES, PAPER_LENGTHS
 from needlework.errors import InputError, SpecError
+from tests.support.build_options import build_error, build_spec
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +96,17 @@ def test_default_preset_is_unchanged():
     assert spec.preset == "" and spec.mcq_source == "world" and spec.docqa_source == "world"
     for task in DEFAULT_RESERVES:
         assert spec.task_spec(task).options.generation_reserve == DEFAULT_RESERVES[task]
+
+
+def test_lengths_and_reserve_are_token_counts_in_any_case():
+    """Issue 41: ``--lengths 4k`` and ``4K`` are 4,000 (integers only before); the paper's 8k..110k grid, as
+    needlework builds it, is written 8ki..110ki and is the default and the paper preset's, to the token."""
+    assert build_spec("rulerv2", "--lengths", "4k,8K").lengths == build_spec("rulerv2", "--lengths", "4K,8k").lengths == (4_000, 8_000)
+    assert build_spec("rulerv2", "--lengths", "8ki,16Ki,32KI,64ki,110ki") == build_spec("rulerv2")
+    assert build_spec("rulerv2", "--lengths", "8ki,16ki,32ki,64ki,110ki").lengths == PAPER_LENGTHS
+    assert build_spec("rulerv2", "--generation-reserve", "1k").generation_reserve == 1_000
+    assert build_spec("rulerv2", "--generation-reserve", "1K").generation_reserve == 1_000
+    assert build_error("rulerv2", "--generation-reserve", "1kb").startswith("error: --generation-reserve: '1kb' is not a token count")
 
 
 def test_paper_preset_sources():

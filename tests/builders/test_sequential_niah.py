@@ -39,10 +39,12 @@ from generators.sequential_niah.judge import GROUPS
 from generators.sequential_niah.noise import NOISE_TYPES, VARIATIONS, far_distance
 from generators.sequential_niah.qa import SequentialQA
 from generators.sequential_niah.spec import (
-    FULL_SPLIT_SIZES, LENGTH_BUCKETS, OFFICIAL_PREFIXES, OFFICIAL_SUFFIXES, PIPELINES, PROMPT_FRAMES,
+    FULL_SPLIT_SIZES, LENGTH_BUCKETS, OFFICIAL_PREFIXES, OFFICIAL_SUFFIXES, PIPELINES, PROMPT_FRAMES, bucket_named,
 )
 from generators.sequential_niah.texts import LongText
+from needlework.lengths import parse_tokens
 from needlework.tokenizers import load_tokenizer
+from tests.support.build_options import build_error, build_spec
 
 BUCKETS = {b.name: b for b in LENGTH_BUCKETS}
 SPLITS = tuple(FULL_SPLIT_SIZES)
@@ -503,6 +505,17 @@ def test_texts_too_short_for_every_bucket_raise_and_leave_the_previous_release(s
     assert (out / "manifest.json").read_text(encoding="utf-8") == "{\"previous\": true}"
     _left_clean(out, before)
     assert issubclass(SpecError, NeedleworkError)
+
+
+def test_bucket_names_are_labels_read_in_any_case():
+    """Issue 41: ``--buckets 8K-16K`` is ``8k-16k`` (it was refused); a bucket name is a label whose bounds are in
+    units of 1,024 (``8k-16k`` holds prompts of 8ki to 16ki tokens), as the help says."""
+    assert build_spec("sequential-niah", "--buckets", "8K-16K,4K-7k").buckets == ("8k-16k", "4k-7k")
+    assert build_spec("sequential-niah", "--buckets", "8k-16k").buckets == build_spec("sequential-niah", "--buckets", "8K-16K").buckets
+    assert SequentialNiahBuild(buckets=("64K-128K",)).buckets == ("64k-128k",)
+    assert build_spec("sequential-niah", "--buckets", "8k-16k,16k-32k,32k-64k,64k-128k") == build_spec("sequential-niah")
+    assert (bucket_named("8K-16K").low, bucket_named("8k-16k").high) == (parse_tokens("8ki"), parse_tokens("16ki"))
+    assert build_error("sequential-niah", "--buckets", "8K-16Ki").startswith("error: --buckets: length bucket must be one of")
 
 
 def test_the_demo_has_a_bucket_an_8k_window_takes(demo):

@@ -73,13 +73,40 @@ def test_limit_counts_the_selected_rows(demo, tmp_path):
 @pytest.mark.parametrize(("args", "message"), [
     (["--lengths", "4000"], "--lengths 4000: no test row of mk_niah_basic has that target_tokens; present: 4096, 8192"),
     (["--sizes", "2000"], "--sizes: "),
-    (["--lengths", "four"], "expected whole numbers"),
+    (["--lengths", "four"], "error: --lengths: 'four' is not a token count: write an integer (8000, 8_000) or"),
+    (["--lengths", "4k"], "--lengths 4000: no test row"),  # 4k is 4,000, and the error shows the count it read
 ])
 def test_a_selection_that_cannot_match_is_one_clear_error(demo, args, message):
     result = CliRunner().invoke(main, ["count", "--dataset", str(demo.folder / "rulerv2"), "--config",
                                        "mk_niah_basic", *args])
     assert result.exit_code == 2 and message in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(("release", "config", "spellings"), [
+    ("rulerv2", "mk_niah_basic", (["--lengths", "4ki,8Ki"], ["--lengths", "4KI", "--lengths", "8192"], ["--lengths", "4096,8192"])),
+    ("haystackcraft", "static-descending", (["--sizes", "2k"], ["--sizes", "2K"], ["--sizes", "2_000"])),
+    ("sequential-niah", "default", (["--buckets", "4K-7K"], ["--buckets", "4k-7k"])),
+    ("embs", "rankings", (["--scales", "64k,MAX"], ["--scales", "64K,max"])),
+])
+def test_token_counts_and_labels_select_the_same_rows_in_any_case(demo, release, config, spellings):
+    """Issue 41: every spelling of the same count or label selects the same rows (``4ki``, ``2k`` and ``64k`` were refused
+    or matched nothing)."""
+    outputs = []
+    for args in spellings:
+        result = CliRunner().invoke(main, ["count", "--dataset", str(demo.folder / release), "--config", config, *args])
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    assert len(set(outputs)) == 1
+
+
+def test_max_model_len_is_a_token_count_in_any_case():
+    run_command = main.commands["run"]
+    windows = {run_command.make_context("run", ["--dataset", "d", "--config", "c", "--model", "m", "--max-model-len", text])
+               .params["max_model_len"] for text in ("8k", "8K", "8000", "8_000")}
+    assert windows == {8_000}
+    assert run_command.make_context("run", ["--dataset", "d", "--config", "c", "--model", "m", "--max-model-len", "128Ki"]
+                                    ).params["max_model_len"] == 131_072
 
 
 def test_count_counts_only_the_selected_rows(demo):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -22,11 +24,13 @@ from generators.embs.spec import (
     LadderSpec,
     QuerySpec,
     global_scales,
+    scale_label,
     scale_tokens,
 )
 from generators.embs.world_bank import BankEntries, Entry, EntryDocIds
 from generators.world.model import Fact
 from needlework.errors import BudgetError, SpecError
+from needlework.lengths import parse_tokens
 
 
 def test_metric_worked_examples() -> None:
@@ -41,6 +45,17 @@ def test_metric_worked_examples() -> None:
     assert canonicalize_ids("none", 3) == []
     # FR is averaged over |G| > 1 only: the single-source None is left out of the mean.
     assert mean_defined([fr_at_k([1], [1], 10), fr_at_k([1, 2], [1, 2], 10), fr_at_k([1], [1, 3], 10)]) == (0.5, 2)
+
+
+def test_scale_labels_are_read_in_any_case() -> None:
+    """Issue 41: a ladder scale is a label, not a token count (64K is 64 x 1,024 tokens, or 64 x 1,000 with --decimal),
+    read in any case: ``64k`` is ``64K`` (it was refused); any other form is refused in one line."""
+    assert scale_label("64k") == scale_label("64K") == scale_label(" 64K ") == "64K"
+    assert (scale_label("1m"), scale_label("326m"), scale_label("MAX"), scale_label("064K")) == ("1M", "326M", "max", "64K")
+    assert scale_tokens(scale_label("64k")) == parse_tokens("64ki") and scale_tokens(scale_label("64k"), 1000) == parse_tokens("64k")
+    for bad in ("64", "64kb", "1.5M", "64Ki", "0K", "-1K", "", "maximum"):
+        with pytest.raises(SpecError, match=rf"^scale {re.escape(repr(bad))} is not a ladder label: write <n>K or <n>M in any case"):
+            scale_label(bad)
 
 
 def test_scales() -> None:
