@@ -16,6 +16,10 @@ import numpy as np
 from generators.budget import Fitted, Rendered, TokenBudget, boundary_at_depth, fit_prompt
 from needlework.tokens import TokenCounter
 
+Slots = Callable[[np.ndarray], Sequence[int]]
+"""Where needles go instead of the nearest unit boundary: from the token counts of the units in use, each needle's
+boundary index (``0`` the start, ``len(weights)`` the end), in needle order."""
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -31,21 +35,29 @@ def needle_renderer(
     needles: Sequence[str],
     depths_percent: Sequence[float],
     frame: Frame,
+    slots: Slots | None = None,
 ) -> Callable[[int], Rendered]:
     """A renderer for :func:`fit_prompt`: the first ``n`` units with needles at depths among them.
 
     Each needle goes to the unit boundary nearest its depth, measured with ``weights`` (the
-    units' token counts); needles at the same boundary keep their given order.
+    units' token counts), or to the boundary ``slots`` picks; needles at the same boundary keep
+    their depth order, then their given order.
     """
-    order = sorted(range(len(needles)), key=lambda i: (depths_percent[i], i))
+    by_depth = sorted(range(len(needles)), key=lambda i: (depths_percent[i], i))
 
     def render(n: int) -> Rendered:
-        slots = [boundary_at_depth(weights[:n], depths_percent[i]) for i in order]
+        if slots is None:
+            order = by_depth
+            at = [boundary_at_depth(weights[:n], depths_percent[i]) for i in order]
+        else:
+            chosen = [int(b) for b in slots(weights[:n])]
+            order = sorted(by_depth, key=lambda i: chosen[i])
+            at = [chosen[i] for i in order]
         parts: list[str] = [frame.prefix]
         pos = len(frame.prefix)
         starts = [0] * len(needles)
         cursor = 0
-        for i, slot in zip(order, slots):
+        for i, slot in zip(order, at):
             chunk = "".join(units[cursor:slot])
             parts.append(chunk)
             pos += len(chunk)
@@ -72,8 +84,9 @@ def fill_haystack(
     frame_tokens: int,
     budget: TokenBudget,
     tokens: TokenCounter,
+    slots: Slots | None = None,
 ) -> Fitted:
-    """Fill ``frame`` with as many filler units as fit, needles at the nearest unit boundaries.
+    """Fill ``frame`` with as many filler units as fit, needles at the nearest unit boundaries (or at ``slots``).
 
     Args:
         units: Filler units in reading order; each should end with its own separator (a
@@ -87,11 +100,13 @@ def fill_haystack(
         frame_tokens: Token count of ``frame.prefix + frame.suffix``.
         budget: Target and reserve.
         tokens: The build's exact tokenizer (one verifying encode per prompt).
+        slots: Each needle's unit boundary from the token counts of the units in use (:data:`Slots`);
+            ``None`` for the boundary nearest its depth.
 
     Returns:
         The fitted prompt; its placements give each needle's character and token offset and
         its realized depth.
     """
     fixed = frame_tokens + int(np.sum(needle_tokens))
-    render = needle_renderer(units, unit_tokens, needles, depths_percent, frame)
+    render = needle_renderer(units, unit_tokens, needles, depths_percent, frame, slots)
     return fit_prompt(render, unit_tokens, fixed, budget, tokens)

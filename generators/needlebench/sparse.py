@@ -3,9 +3,9 @@
 For each repetition ``r`` the needles and the filler's starting sentence are drawn once, from
 the key ``needles=<k>/r=<r>``, so the cells of the depth x length grid differ only in depth and
 length: the heatmap compares like with like. Each needle goes to the sentence boundary nearest
-its depth (percent of the filler's tokens), several needles spread evenly from the row's depth to
-the end (:func:`generators.needlebench.rows.spread_depths`), and as much filler as fits fills the
-target length minus the language's buffer, verified with one encode
+its depth (percent of the filler's tokens; in the ``official`` style to a token, see below), several
+needles spread evenly from the row's depth to the end (:func:`generators.needlebench.rows.spread_depths`),
+and as much filler as fits fills the target length minus the language's buffer, verified with one encode
 (:func:`generators.haystack.fill_haystack`).
 
 * S-RT: one retrieval needle; the paper's single-needle prompt (Figures 7-9).
@@ -18,6 +18,12 @@ budget rule (:data:`generators.needlebench.spec.BUDGET_RULES`) and M-RT's ``per-
 row per length and repetition with needle ``i`` at the grid's ``i``-th depth
 (``opencompass/datasets/needlebench_v2/parallel.py``); such a row's ``depth`` is null and each
 needle's ``requested_depth`` says where it was asked to go, so a scorer can score per depth.
+
+The ``official`` style also inserts as OpenCompass v2 does (:mod:`generators.needlebench.official_insertion`): the
+filler is cut at a token and each needle goes at the token position the official code computes, inside a
+sentence if that is where it falls, so a needle asked at 10 % sits at 10 % of the filler at 1K tokens too (the
+nearest sentence end can be a fifth of a short Chinese haystack away). ``requested_depth`` is then where the
+official rule asks (under ``diff``, multi.py's steps count the earlier needles' tokens too).
 """
 
 from __future__ import annotations
@@ -28,12 +34,17 @@ from typing import Any
 
 import numpy as np
 
-from generators.budget import TokenBudget
+from generators.budget import Fitted, TokenBudget
 from generators.haystack import Frame, fill_haystack, needle_renderer
 from generators.needlebench.filler import Filler
 from generators.needlebench.kinship import PersonNames, answer_question, kinship_chain
 from generators.needlebench.needles import retrieval_needles
 from generators.needlebench.official import OFFICIAL_EXAMPLE_NAMES, official_chain
+from generators.needlebench.official_insertion import (
+    asked_depths,
+    official_slots,
+    token_pieces,
+)
 from generators.needlebench.official_sparse import (
     MRS_DIFF_PERCENT,
     MRS_LINKS,
@@ -134,10 +145,15 @@ def _placed(spec: SparseSpec, needles: tuple[str, ...]) -> list[str]:
     return [n + NEEDLE_SEPARATOR[spec.lang] for n in needles]
 
 
-def _needle_records(spec: SparseSpec, content: SparseContent, placements: list, depths: list[float]) -> list[dict[str, Any]]:
+def _needle_records(spec: SparseSpec, content: SparseContent, fitted: Fitted, depths: list[float],
+                    needle_tokens: np.ndarray, filler_tokens: int) -> list[dict[str, Any]]:
     """The ``needles`` column; an official-style needle's ``char_offset`` is its text's, after the line break
-    it is inserted with (its ``token_offset`` stays the inserted piece's)."""
-    records = placed_needles(content.needles, placements, content.keywords, depths)
+    it is inserted with (its ``token_offset`` stays the inserted piece's), and its ``requested_depth`` is where the
+    official rule asks it to go in the ``filler_tokens`` that fitted
+    (:func:`generators.needlebench.official_insertion.asked_depths`)."""
+    if spec.style == "official":
+        depths = asked_depths(filler_tokens, depths, needle_tokens.tolist(), spec.layout, MRS_DIFF_PERCENT)
+    records = placed_needles(content.needles, fitted.placements, content.keywords, depths)
     if spec.style == "official":
         for record in records:
             record["char_offset"] += len(NEEDLE_WRAP)
@@ -177,10 +193,14 @@ def generate_sparse(spec: SparseSpec, *, seed: int, tokens: TokenCounter, filler
             for length in spec.lengths:
                 budget = _budget(spec, length, content.frame, frame_tokens, placed, needle_tokens, tokens)
                 units, unit_tokens = filler.window(start, budget.limit)
+                if spec.style == "official":
+                    units, unit_tokens = token_pieces("".join(units), tokens)
                 for depth in _row_depths(spec):
                     depths = _needle_depths(spec, depth, count)
+                    slots = (official_slots(depths, needle_tokens.tolist(), spec.layout, MRS_DIFF_PERCENT)
+                             if spec.style == "official" else None)
                     fitted = fill_haystack(units, unit_tokens, placed, needle_tokens, depths, content.frame,
-                                           frame_tokens, budget, tokens)
+                                           frame_tokens, budget, tokens, slots)
                     at = "all" if depth is None else f"{float(depth):g}"
                     yield row(
                         id=f"{spec.task}/{spec.lang}/needles={count}/len={length}/depth={at}/r={r:03d}",
@@ -189,7 +209,8 @@ def generate_sparse(spec: SparseSpec, *, seed: int, tokens: TokenCounter, filler
                         depth=None if depth is None else float(depth), needle_count=count,
                         question_type=content.question_type, repeat=r, n_tokens=fitted.n_tokens,
                         length_buffer=spec.buffer, tokenizer=tokens.name, filler=filler.source,
-                        needles=_needle_records(spec, content, fitted.placements, depths),
+                        needles=_needle_records(spec, content, fitted, depths, needle_tokens,
+                                                int(unit_tokens[:fitted.n_units].sum())),
                     )
 
 
