@@ -70,7 +70,6 @@ OFFICIAL_FILES: tuple[str, ...] = (
 )
 """The OpenCompass files (open-compass/opencompass) the paper preset reproduces."""
 PRESET_DEPARTURES: tuple[str, ...] = (
-    "needles go to the sentence boundary nearest their depth (OpenCompass cuts the filler at a token)",
     ("retrieval needles are needlework's fictional statements (OpenCompass draws from its needles.jsonl); the S-RT "
      "question wording follows the paper's Figures 7-9 and the quoting parallel.py's parsing implies"),
     "Chinese filler is the local zh_prose unless --filler-zh names ChineseDomainModelingEval",
@@ -165,7 +164,8 @@ class NeedleBenchBuild:
     mrs_layout: MrtLayout = option("spread", "M-RS layout: spread (from the row's depth to the end) or diff (each "  # noqa: RUF009
                                              "needle 10% after the previous, OpenCompass v2).")
     sparse_style: PromptStyle = option("needlework", "S-RT/M-RT/M-RS prompts: needlework (the paper's figures) or "  # noqa: RUF009
-                                                     "official (OpenCompass v2's prompts word for word).")
+                                                     "official (OpenCompass v2's prompts word for word, needles "
+                                                     "spliced in at its token positions).")
     question_position: QuestionPosition = option("end", "Official prompts only: ask after (end) or before (start) "  # noqa: RUF009
                                                         "the document.")
     atc_needles: tuple[int, ...] = option(DEFAULT_ATC_NEEDLES, "ATC needle counts.", flag="needles")

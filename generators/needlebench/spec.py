@@ -117,7 +117,8 @@ PROMPT_STYLES: tuple[str, ...] = get_args(PromptStyle)
 """Information-sparse prompts. ``needlework``: the paper's Appendix B figures (Chinese translated by
 needlework), needles between sentences. ``official``: OpenCompass v2's prompts word for word
 (:mod:`generators.needlebench.official_sparse`), the document in ``<Document>`` tags, each needle on its
-own line, M-RS needles from atc.py's link sentences."""
+own line, spliced in at the filler token OpenCompass computes (:mod:`generators.needlebench.official_insertion`),
+M-RS needles from atc.py's link sentences."""
 QuestionPosition = Literal["end", "start"]
 QUESTION_POSITIONS: tuple[str, ...] = get_args(QuestionPosition)
 """Where the official prompts ask: after the document (``End``) or before it (``Start``)."""
