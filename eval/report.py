@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eval.benchmarks import BENCHMARKS
+from eval.report_html import write_html_report
 from eval.report_plots import (
     has_data,
     label_bars,
@@ -64,14 +65,16 @@ SCORE_VS_LENGTH = "score_vs_length.png"
 
 @dataclass(frozen=True)
 class ReportFiles:
-    """The files :func:`write_report` wrote: the Markdown summary and every plot, in write order."""
+    """The files :func:`write_report` wrote: the Markdown summary, every plot in write order, and the HTML page."""
 
     markdown: Path
     plots: tuple[Path, ...]
+    html: Path | None = None
 
 
 def write_report(run_dirs: Sequence[Path], out_dir: Path) -> ReportFiles:
-    """Write ``report.md`` and the PNG plots comparing the given runs into ``out_dir``.
+    """Write ``report.md``, the PNG plots comparing the given runs and ``report.html`` (:mod:`eval.report_html`)
+    into ``out_dir``.
 
     A plot that would show no data is not written; ``report.md`` says why instead.
 
@@ -80,7 +83,7 @@ def write_report(run_dirs: Sequence[Path], out_dir: Path) -> ReportFiles:
         out_dir: Folder to write into; created if missing. Each file is written atomically.
 
     Returns:
-        The paths of the Markdown summary and of every plot written.
+        The paths of the Markdown summary, of every plot written and of the HTML page.
 
     Raises:
         SpecError: No run directory was given.
@@ -123,8 +126,10 @@ def write_report(run_dirs: Sequence[Path], out_dir: Path) -> ReportFiles:
             sections += benchmark.section(runs, views)
         sections += [line for name in empty for line in (f"No plot `{name}`: it would have no value to draw.", "")]
     markdown = out_dir / REPORT
-    atomic_write(markdown, render_markdown(runs, length_plot, heatmaps, sections).encode("utf-8"))
-    return ReportFiles(markdown=markdown, plots=tuple(plots))
+    text = render_markdown(runs, length_plot, heatmaps, sections)
+    atomic_write(markdown, text.encode("utf-8"))
+    html = write_html_report(runs, out_dir, text)  # report.md's tables and plots, the leaderboard and the samples
+    return ReportFiles(markdown=markdown, plots=tuple(plots), html=html)
 
 
 def heatmap_name(config: str) -> str:

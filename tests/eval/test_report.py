@@ -108,14 +108,14 @@ def test_plots_are_pngs_and_only_configs_with_depth_get_heatmaps(report: ReportF
 
     out, files = report.markdown.parent, report
     assert files == ReportFiles(out / "report.md", (out / "score_vs_length.png", out / "heatmap_mk_niah_basic.png",
-                                                     out / "levels.png"))
+                                                     out / "levels.png"), out / "report.html")
     for plot in files.plots:
         assert plot.read_bytes().startswith(PNG_SIGNATURE)
         height, width, _ = imread(plot).shape
         assert height > 100 and width > 100
     assert not (out / "heatmap_mv_niah_basic.png").exists()
-    assert sorted(p.name for p in out.iterdir()) == ["heatmap_mk_niah_basic.png", "levels.png", "report.md",
-                                                     "score_vs_length.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["heatmap_mk_niah_basic.png", "levels.png", "report.html",
+                                                     "report.md", "score_vs_length.png"]
 
 
 def test_same_inputs_give_identical_bytes(two_runs: list[Path], report: ReportFiles, tmp_path: Path) -> None:

@@ -144,7 +144,7 @@ def written(out: Path) -> list[str]:
 def test_atc_alone_gets_no_score_vs_length_plot(demo_runs: dict[str, Path], tmp_path: Path) -> None:
     files = write_report([demo_runs["atc"]], tmp_path)
     text = files.markdown.read_text(encoding="utf-8")
-    assert written(tmp_path) == ["atc_curve.png", "report.md"]
+    assert written(tmp_path) == ["atc_curve.png", "report.html", "report.md"]
     assert SCORE_VS_LENGTH not in text
     assert ("No score-vs-length plot: the rows of these runs carry no length column (length, context size or "
             "length bucket).") in text

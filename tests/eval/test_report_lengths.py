@@ -43,7 +43,7 @@ def write_run(root: Path, name: str, scored: list[ScoredSample], model: str = "t
 def report_text(run_dirs: list[Path], out: Path) -> tuple[str, list[str]]:
     """report.md's text and the names of the files written."""
     files = write_report(run_dirs, out)
-    assert sorted(p.name for p in out.iterdir()) == sorted(["report.md", *(p.name for p in files.plots)])
+    assert sorted(p.name for p in out.iterdir()) == sorted(["report.html", "report.md", *(p.name for p in files.plots)])
     return files.markdown.read_text(encoding="utf-8"), [p.name for p in files.plots]
 
 
