@@ -18,12 +18,12 @@ import click
 from builders.options import click_options, spec_from_options
 from builders.registry import IDS, Registered, registered
 from needlework import __version__
-from needlework.cliutil import domain_errors, interruptible
+from needlework.cliutil import OneLineErrors, domain_errors, interruptible
 from needlework.releases import check_release_folder
 from needlework.tokenizers import DEFAULT_TOKENIZER
 
 
-@click.group()
+@click.group(cls=OneLineErrors)
 @click.version_option(version=__version__, message="needlework %(version)s")
 def main() -> None:
     """Build long-context needle-in-a-haystack benchmarks as Hugging Face datasets."""

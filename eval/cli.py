@@ -19,6 +19,7 @@ from needlework import __version__
 from needlework.backends import BACKENDS
 from needlework.backends.base import OVER_WINDOW, BackendError, PreflightError
 from needlework.cliutil import (
+    OneLineErrors,
     TokenCount,
     UserError,
     domain_errors,
@@ -169,7 +170,7 @@ def _backend_options(model_help: str, base_url_help: str):
     return apply
 
 
-@click.group()
+@click.group(cls=OneLineErrors)
 @click.version_option(version=__version__, message="needlework eval %(version)s")
 def main() -> None:
     """Evaluate models on needlework releases."""
@@ -346,8 +347,8 @@ def judge_accuracy_command(dataset: str, revision: str | None, config: str, limi
 @main.command("count")
 @_dataset_options
 @click.option("--tokenizer", default=None, help="Tokenizer to count with (default: the release's).")
-@click.option("--price-input", type=float, default=None, help="USD per million prompt tokens.")
-@click.option("--price-output", type=float, default=None, help="USD per million output tokens.")
+@click.option("--price-input", type=click.FloatRange(min=0.0), default=None, help="USD per million prompt tokens.")
+@click.option("--price-output", type=click.FloatRange(min=0.0), default=None, help="USD per million output tokens.")
 @domain_errors
 def count_command(dataset: str, revision: str | None, configs: tuple[str, ...], split: str, limit: int | None,
                   lengths: tuple[int, ...], sizes: tuple[int, ...], buckets: tuple[str, ...], scales: tuple[str, ...],

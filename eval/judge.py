@@ -26,7 +26,7 @@ from eval.selection import RowSelection
 from eval.store import RunDirectory, is_done
 from eval.stream import Stub, stream_records
 from eval.task import Task, TaskOptions
-from needlework.backends.base import Backend, Outcome, Request
+from needlework.backends.base import Backend, Outcome, Request, check_generation
 from needlework.errors import SpecError
 
 DEFAULT_GENERATION: Mapping[str, Any] = {"temperature": 0.0}
@@ -61,10 +61,11 @@ def judge_run(run_dir: Path, backend: Backend, *, generation: Mapping[str, Any] 
         Every verdict of the run, by sample key.
 
     Raises:
-        SpecError: Not a run directory, the run's benchmark has no judge, or the release is at
-            another revision than the run's.
+        SpecError: Generation settings no server takes, not a run directory, the run's benchmark has
+            no judge, or the release is at another revision than the run's.
         PreflightError: The judge's server cannot be reached or does not serve the judge model.
     """
+    check_generation(generation or {})
     directory = RunDirectory(run_dir)
     saved = directory.read_run()
     benchmark, rubric = judged_benchmark(saved, directory.path)

@@ -51,6 +51,7 @@ from needlework.backends.base import (
     BackendError,
     Outcome,
     Request,
+    check_generation,
 )
 from needlework.errors import NeedleworkError, SpecError
 
@@ -97,6 +98,7 @@ class RunSpec:
         reserved = sorted(RESERVED_GENERATION_KEYS & set(self.generation))
         if reserved:
             raise SpecError(f"--gen-kwargs may not set {', '.join(reserved)}: the harness sets or depends on them")
+        check_generation(self.generation)
         if len(set(self.configs)) != len(self.configs):
             raise SpecError(f"--config names a config twice: {', '.join(self.configs)}")
         if self.generations < 1:

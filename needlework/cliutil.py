@@ -24,6 +24,40 @@ class UserError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
+class OneLineErrors(click.Group):
+    """A command group whose usage errors, its subcommands' included, are one ``error:`` line, exit 2.
+
+    click shows a bad option value, a missing option or an unknown command as three lines (the usage, a
+    hint, then ``Error: ...``); here they become ``error: Invalid value for '--seed': 'abc' is not a valid
+    integer. (see: needlework build rulerv2 --help)``, like every other error of both commands. A group
+    called without a subcommand still prints its help.
+    """
+
+    def make_context(self, info_name, args, parent=None, **extra):  # noqa: D102 - click's hook
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as err:
+            raise one_line_usage_error(err) from None
+
+    def invoke(self, ctx: click.Context):  # noqa: D102 - click's hook
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as err:
+            raise one_line_usage_error(err) from None
+
+
+def one_line_usage_error(err: click.UsageError) -> click.ClickException:
+    """click's usage error as one :class:`UserError` line naming the command's help; a group's help asked
+    for by calling it without a subcommand stays as it is."""
+    if isinstance(err, click.exceptions.NoArgsIsHelpError):
+        return err
+    message = " ".join(err.format_message().split())
+    hint = f" (see: {err.ctx.command_path} --help)" if err.ctx is not None else ""
+    error = UserError(message + hint)
+    error.exit_code = err.exit_code
+    return error
+
+
 def domain_errors(fn: F) -> F:
     """Turn needlework and OS errors raised by ``fn`` into one-line user errors.
 

@@ -8,10 +8,11 @@ in building the payload and parsing the response; the vLLM backend batches the s
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, AsyncIterator, Iterable, Literal, Mapping, Protocol
 
-from needlework.errors import NeedleworkError
+from needlework.errors import NeedleworkError, SpecError
 
 Message = Mapping[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
@@ -39,6 +40,41 @@ class Request:
     key: str
     messages: tuple[Message, ...]
     generation: Mapping[str, Any]
+
+
+TOKEN_LIMITS = ("max_tokens", "max_completion_tokens")
+"""Generation settings that count tokens: whole numbers >= 1."""
+
+NUMERIC_SETTINGS = ("temperature", "top_p", "top_k", "min_p", "presence_penalty", "frequency_penalty",
+                    "repetition_penalty")
+"""Generation settings that are numbers (a sampling temperature is >= 0)."""
+
+
+def check_generation(settings: Mapping[str, Any], option: str = "--gen-kwargs") -> None:
+    """Refuse generation settings no server takes, before a request is made: a token limit that is no whole
+    number >= 1, a sampling setting that is no number, a negative temperature.
+
+    Raises:
+        SpecError: Naming the option, the setting and the value.
+    """
+    for name in TOKEN_LIMITS:
+        value = settings.get(name)
+        if name in settings and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise SpecError(f"{option} {name}={_shown(value)}: expected a whole number of tokens >= 1")
+    for name in NUMERIC_SETTINGS:
+        value = settings.get(name)
+        if name in settings and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise SpecError(f"{option} {name}={_shown(value)}: expected a number")
+    if isinstance(settings.get("temperature"), int | float) and settings["temperature"] < 0:
+        raise SpecError(f"{option} temperature={_shown(settings['temperature'])}: expected a number >= 0")
+
+
+def _shown(value: Any) -> str:
+    """A setting as the user wrote it (``--gen-kwargs`` values are JSON)."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 @dataclass(frozen=True)

@@ -67,3 +67,28 @@ def test_count_uses_the_same_max_tokens(tmp_path):
                    backend="vllm")
     _, counts = count_run(spec)
     assert counts[0].max_output_tokens == 3 * 4096
+
+
+@pytest.mark.parametrize(("setting", "says"), [
+    ("max_tokens=abc", 'max_tokens="abc": expected a whole number of tokens >= 1'),
+    ("max_tokens=-5", "max_tokens=-5: expected a whole number of tokens >= 1"),
+    ("max_completion_tokens=1.5", "max_completion_tokens=1.5: expected a whole number of tokens >= 1"),
+    ("max_tokens=true", "max_tokens=true: expected a whole number of tokens >= 1"),
+    ('temperature="hot"', 'temperature="hot": expected a number'),
+    ("temperature=-1", "temperature=-1: expected a number >= 0"),
+])
+@pytest.mark.parametrize("command", ["run", "count"])
+def test_a_setting_no_server_takes_is_one_error_line_before_anything_is_sent(tmp_path, setting, says, command):
+    """Issue 41: ``--gen-kwargs max_tokens=abc`` ended the run in a ValueError traceback from the backend, and
+    ``max_tokens=-5`` ran to exit 0, every request refused by a real server."""
+    from click.testing import CliRunner
+
+    from eval.cli import main
+
+    extra = ["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--output-dir", str(tmp_path / "run")] \
+        if command == "run" else []
+    result = CliRunner().invoke(main, [command, "--dataset", str(release(tmp_path, None)), "--config", "mk_niah_basic",
+                                       *extra, "--gen-kwargs", setting])
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines() == [f"error: --gen-kwargs {says}"]
+    assert not (tmp_path / "run").exists()
