@@ -4,6 +4,7 @@ exit codes, and the click side of token counts (:mod:`needlework.lengths`)."""
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Callable, TypeVar
 
 import click
@@ -21,7 +22,18 @@ class UserError(click.ClickException):
     exit_code = 2
 
     def show(self, file=None) -> None:  # noqa: D102 - click's hook
+        close_progress_bars()
         click.echo(f"error: {self.format_message()}", err=True)
+
+
+def close_progress_bars() -> None:
+    """Close the progress bars a failing command left open (innermost first), so that its error starts a line
+    of its own instead of running on from a bar's ``0/60 [00:00<?, ?doc/s]``; without tqdm loaded, nothing."""
+    tqdm_module = sys.modules.get("tqdm")
+    if tqdm_module is None:
+        return
+    for bar in sorted(list(getattr(tqdm_module.tqdm, "_instances", ())), key=lambda b: -abs(getattr(b, "pos", 0))):
+        bar.close()
 
 
 class OneLineErrors(click.Group):

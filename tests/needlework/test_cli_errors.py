@@ -42,3 +42,29 @@ def test_a_group_without_a_subcommand_still_shows_its_help_and_help_and_version_
     for args in (["--help"], ["build", "rulerv2", "--help"], ["--version"]):
         result = CliRunner().invoke(needlework, args, prog_name="needlework")
         assert result.exit_code == 0 and "error" not in result.output.lower().split("\n")[0], result.output
+
+
+def test_an_error_raised_while_a_progress_bar_is_open_starts_a_line_of_its_own():
+    """Issue 41: a dense model that could not be loaded printed its error into the open "embed documents" bar,
+    ``0/60 [00:00<?, ?doc/s]error: dense model ...``."""
+    import sys
+
+    import click
+    from tqdm import tqdm
+
+    from needlework.cliutil import domain_errors
+    from needlework.errors import SpecError
+
+    @click.command()
+    @domain_errors
+    def embed() -> None:
+        outer = tqdm(total=3, desc="rank ladder", file=sys.stderr)
+        inner = tqdm(total=60, desc="embed documents", file=sys.stderr, position=1)
+        outer.update(1)
+        inner.refresh()
+        raise SpecError("dense model 'acme/nope': cannot load it")
+
+    result = CliRunner().invoke(embed, [])
+    assert result.exit_code == 2
+    assert "\nerror: dense model 'acme/nope': cannot load it\n" in result.output, repr(result.output)
+    assert result.output.rstrip("\n").splitlines()[-1] == "error: dense model 'acme/nope': cannot load it"
