@@ -30,8 +30,10 @@ function el(tag, attrs, ...children) {
 function route() {
   const [tab, query] = (location.hash.replace(/^#/, "") || "leaderboard").split("?");
   const name = document.getElementById(tab) && document.getElementById(tab).classList.contains("tab") ? tab : "leaderboard";
+  const switching = !document.getElementById(name).classList.contains("active");
   document.querySelectorAll(".tab").forEach((s) => s.classList.toggle("active", s.id === name));
   document.querySelectorAll("#tabs a").forEach((a) => a.classList.toggle("active", a.dataset.tab === name));
+  if (switching) window.scrollTo(0, 0);  // a tab opens at its top, not where its anchor scrolled under the header
   if (name === "samples" && DATA) {
     const params = new URLSearchParams(query || "");
     setFilters(params);
@@ -232,7 +234,8 @@ function answerCard(index) {
   const card = el("div", { class: "answer-card", "data-run": String(sample.r), "data-outcome": sample.o },
     el("h4", {}, badge(sample.o), el("span", { class: "run-label", text: run.label }), score));
   if (sample.why) card.append(el("p", { class: "reason", text: `Why: ${sample.why}` }));
-  if (sample.x !== undefined && sample.x !== "") card.append(el("p", { class: "reason" }, "Extracted: ", el("code", { text: sample.x })));
+  if (sample.xw) card.append(el("p", { class: "reason", text: "Extracted: the whole response (the scorer reads all of it)" }));
+  else if (sample.x !== undefined && sample.x !== "") card.append(el("p", { class: "reason" }, "Extracted: ", el("code", { text: sample.x })));
   for (const note of sample.notes || []) card.append(el("p", { class: "sample-note", text: note }));
   if (sample.resp) {
     const kinds = [...new Set(sample.resp.marks.map((m) => m[2]))];

@@ -167,8 +167,12 @@ def sample_view(run_index: int, entry: Mapping[str, Any], record: Mapping[str, A
         prediction = task.extract(text)
         score = task.score(prediction, references)
         extra = task.secondary_scores(prediction, references) if hasattr(task, "secondary_scores") else {}
-        view.update(o=outcome_of(score, prediction), s=round(score, 6), x=_clip(prediction),
+        view.update(o=outcome_of(score, prediction), s=round(score, 6),
                     why=explain(task, prediction, references, view["ref"], score, extra))
+        if prediction == text and text:
+            view["xw"] = 1  # the scorer reads the whole response: not repeated
+        else:
+            view["x"] = _clip(prediction)
         marks = response_marks(text, prediction, view["ref"], options.thinking_end)
     view["resp"] = fold(text, marks, RESPONSE_LAYOUT).record()
     if record.get("reasoning"):
@@ -196,7 +200,8 @@ def _verdicts(directory: RunDirectory, benchmark: str) -> dict[str, Verdict]:
 def collect(runs: Sequence[Run]) -> dict[str, Any]:
     """The sample browser's data for the runs: ``runs``, ``tasks`` (metric per task), ``samples`` and ``prompts``.
 
-    A run directory without a run file (results alone) contributes no samples and a note saying so.
+    A run directory without a run file (results alone), or whose files cannot be read, contributes no samples
+    and a note saying why; so do a run's samples of a task this version does not know.
     """
     samples: list[dict[str, Any]] = []
     tasks: dict[str, dict[str, str]] = {}
@@ -208,25 +213,16 @@ def collect(runs: Sequence[Run]) -> dict[str, Any]:
         if not directory.is_run():
             notes[index].append("no run file in the run directory (results alone): no samples to show")
             continue
-        saved = directory.read_run()
-        info, provenance = saved.get("run") or {}, saved.get("provenance") or {}
-        options = TaskOptions.from_record(info.get("task_options") or {})
-        expected = saved.get("expected") or []
-        benchmark = str(provenance.get("benchmark") or next(
-            (BENCHMARK_OF_TASK[e["task"]].id for e in expected if e["task"] in BENCHMARK_OF_TASK), ""))
-        records, verdicts = directory.latest_samples(), _verdicts(directory, benchmark)
-        source = PromptSource(str(info.get("dataset")), str(info.get("revision")), str(info.get("split") or "test"),
-                              info.get("limit"), json.dumps(info.get("select") or {}, sort_keys=True),
-                              json.dumps(info.get("task_options") or {}, sort_keys=True), benchmark)
+        try:
+            source, views, unknown = run_samples(index, directory, tasks)
+        except NeedleworkError as err:
+            notes[index].append(f"samples not shown: {str(err).splitlines()[0]}")
+            continue
+        notes[index] += [f"samples of task {name} not shown: this version does not know the task" for name in unknown]
         sources[source].append(index)
-        made: dict[str, Task] = {}
-        for entry in expected:
-            name = entry["task"]
-            task = made.get(name) or made.setdefault(name, get_task(name, options))
-            tasks.setdefault(name, {"metric": str(task.metric)})
-            samples.append(sample_view(index, entry, records.get(entry["key"]), task, benchmark, options,
-                                       verdicts.get(entry["key"])))
-            wanted[source][(entry["config"], entry["row_id"])].append(len(samples) - 1)
+        for view in views:
+            samples.append(view)
+            wanted[source][(view["c"], view["id"])].append(len(samples) - 1)
     prompts: list[dict[str, Any]] = []
     for source, by_row in wanted.items():
         problem = _read_prompts(source, by_row, samples, prompts)
@@ -235,6 +231,41 @@ def collect(runs: Sequence[Run]) -> dict[str, Any]:
     return {"runs": [{"label": run.label, "model": str((run.results.get("run") or {}).get("model") or ""),
                       "notes": notes.get(index, [])} for index, run in enumerate(runs)],
             "tasks": tasks, "samples": samples, "prompts": prompts}
+
+
+def run_samples(index: int, directory: RunDirectory, tasks: dict[str, dict[str, str]]
+                ) -> tuple[PromptSource, list[dict[str, Any]], list[str]]:
+    """One run's prompt source, its samples' views (:func:`sample_view`) and the task names it has that this version
+    does not know; ``tasks`` gains each known task's metric.
+
+    Raises:
+        NeedleworkError: The run file, the samples or the verdicts cannot be read.
+    """
+    saved = directory.read_run()
+    info, provenance = saved.get("run") or {}, saved.get("provenance") or {}
+    options = TaskOptions.from_record(info.get("task_options") or {})
+    expected = saved.get("expected") or []
+    benchmark = str(provenance.get("benchmark") or next(
+        (BENCHMARK_OF_TASK[e["task"]].id for e in expected if e["task"] in BENCHMARK_OF_TASK), ""))
+    records, verdicts = directory.latest_samples(), _verdicts(directory, benchmark)
+    source = PromptSource(str(info.get("dataset")), str(info.get("revision")), str(info.get("split") or "test"),
+                          info.get("limit"), json.dumps(info.get("select") or {}, sort_keys=True),
+                          json.dumps(info.get("task_options") or {}, sort_keys=True), benchmark)
+    made: dict[str, Task] = {}
+    unknown: list[str] = []
+    views = []
+    for entry in expected:
+        name = entry["task"]
+        if name not in made and name not in unknown:
+            if name in BENCHMARK_OF_TASK:
+                made[name] = get_task(name, options)
+                tasks.setdefault(name, {"metric": str(made[name].metric)})
+            else:
+                unknown.append(name)
+        if name in made:
+            views.append(sample_view(index, entry, records.get(entry["key"]), made[name], benchmark, options,
+                                     verdicts.get(entry["key"])))
+    return source, views, unknown
 
 
 def _read_prompts(source: PromptSource, by_row: Mapping[tuple[str, str], list[int]], samples: list[dict[str, Any]],

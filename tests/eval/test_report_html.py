@@ -214,6 +214,8 @@ def listed(driver: Any) -> list[Any]:
 
 
 def test_leaderboard_shows_each_runs_headline_as_results_json_has_it(browser: Any, made: Made) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
     open_page(browser, made)
     expected = {
         ("rulerv2/task-average", ALPHA): made.results("alpha")["scores"]["task_average"]["score"],
@@ -230,6 +232,10 @@ def test_leaderboard_shows_each_runs_headline_as_results_json_has_it(browser: An
         assert [float(s.get_attribute("data-value")) for s in scores] == [pytest.approx(value, abs=1e-6)]
         assert scores[0].text.split("\n")[-1].startswith(f"{100 * value:.1f}")
     assert css(browser, "table.leaderboard tbody.runs tr:nth-child(2) td")[1].text == "—"  # beta ran no HaystackCraft
+    beta = css(browser, f'table.leaderboard div.score[data-run="{BETA}"]')[0]
+    ActionChains(browser).move_to_element(beta).perform()
+    n = made.results("beta")["scores"]["overall"]["n"]
+    assert browser.find_element("id", "tip").text.startswith(f"{BETA}: {100 * expected[('rulerv2/task-average', BETA)]:.1f}, n={n}")
     assert console_errors(browser) == []
 
 
@@ -293,12 +299,17 @@ def test_a_haystackcraft_sample_shows_its_gold_documents_and_what_the_scorer_ext
     assert console_errors(browser) == []
 
 
-def test_a_heatmap_cell_leads_to_its_samples(browser: Any, made: Made) -> None:
+def test_a_heatmap_cell_tells_its_value_on_hover_and_leads_to_its_samples(browser: Any, made: Made) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
     open_page(browser, made, "#heatmaps")
     cells = css(browser, 'section.heatmap[data-config="mk_niah_basic"] table.hm[data-run="0"] td.hm-cell')
     assert cells, "no heatmap cell for mk_niah_basic"
     cell = max(cells, key=lambda c: int(c.get_attribute("data-n")))
     n = int(cell.get_attribute("data-n"))
+    ActionChains(browser).move_to_element(cell).perform()
+    tip = browser.find_element("id", "tip")
+    assert tip.is_displayed() and tip.text.endswith(f"{100 * float(cell.get_attribute('data-value')):.2f}% (n={n})")
     cell.find_element("css selector", "a").click()
     assert browser.find_element("css selector", "#samples").is_displayed()
     shown = listed(browser)
