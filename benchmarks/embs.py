@@ -1,7 +1,8 @@
 """EverMemBench-S build costs on the synthetic world. Run by hand; the summary goes in the issue note.
 
 (a) Bank and ladder: wall seconds per build stage (``BuildReport.seconds``) and peak memory
-    (maximum resident set size, MiB) of a build with no retrieval regime (``retrievers=()``) and
+    (maximum resident set size, MiB) of a build with no retrieval regime (``retrievers=()``; with
+    ``--retrievers default``, the build's default BM25 + dense regime over every ladder corpus) and
     contexts up to 1M, at several bank sizes, each size in a fresh process so its peak is its own
     (targets at 100M tokens: under 20 minutes, under 8 GB). Entities are ``tokens / 620`` (one
     entity is about one document of about 620 Qwen2.5 tokens); the table shows the tokens the bank
@@ -92,6 +93,22 @@ def parse_tokens(label: str) -> int:
     return int(float(label[:-1] if scale != 1 else label) * scale)
 
 
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process so far (all its threads): a figure that a busy machine does not
+    inflate the way it inflates wall time."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def retrievers_of(names: str) -> tuple[str, ...]:
+    """The (a) builds' retrievers: ``none`` -> (), ``default`` -> the build's default set, else the comma list."""
+    from generators.embs.spec import RETRIEVERS
+
+    if names.strip() == "none":
+        return ()
+    return RETRIEVERS if names.strip() == "default" else tuple(n.strip() for n in names.split(",") if n.strip())
+
+
 def label_of(tokens: float) -> str:
     """A short label for a token count: 104.9M, 512K."""
     return f"{tokens / 1e6:.1f}M" if tokens >= 1e6 else f"{tokens / 1e3:.0f}K"
@@ -164,6 +181,7 @@ def _build_child(entities: int, retrievers: tuple[str, ...], out: str, queue: mu
 
         tokens.count_batch = timed_count_batch  # type: ignore[method-assign]
         record["rss_before_mib"] = round(peak_rss_mb(), 1)
+        cpu_before = cpu_seconds()
         # A fresh cache per build, so the whole-bank BM25 index is built, not loaded from an earlier run.
         spec = EmbsBuild(entities=entities, retrievers=retrievers, materialize="1M", build_retriever="bm25",
                          cache=str(Path(out).with_name(Path(out).name + "-cache")))
@@ -174,7 +192,8 @@ def _build_child(entities: int, retrievers: tuple[str, ...], out: str, queue: mu
         ladder_at = record["lap_at"].get("ladder", end)
         in_retrieval = [(n, s) for n, s, at in record["bm25_indexes"] if at > ladder_at]
         record.update(
-            seconds=report.seconds, total_s=round(end - begin, 2), peak_rss_mib=round(peak_rss_mb(), 1),
+            seconds=report.seconds, total_s=round(end - begin, 2), cpu_s=round(cpu_seconds() - cpu_before, 1),
+            peak_rss_mib=round(peak_rss_mb(), 1),
             rows=report.rows, documents=manifest["bank"]["documents"], tokens=manifest["bank"]["tokens"],
             release_mib=round(sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file()) / 2**20, 1),
             retrieval_indexes=len(in_retrieval), retrieval_indexed_docs=sum(n for n, _ in in_retrieval),
@@ -216,7 +235,8 @@ def _fmt_s(v: float | None) -> str:
     return "–" if v is None else (f"{v:,.1f}" if v < 100 else f"{v:,.0f}")
 
 
-def bank_sizes(entity_counts: list[int], work: Path) -> tuple[list[dict[str, Any]], Path | None]:
+def bank_sizes(entity_counts: list[int], work: Path, retrievers: tuple[str, ...] = ()
+               ) -> tuple[list[dict[str, Any]], Path | None]:
     """(a): one build per size; keeps the smallest release (with a 1M ladder row) for (b) and the dense sample."""
     results = []
     kept: Path | None = None
@@ -224,7 +244,7 @@ def bank_sizes(entity_counts: list[int], work: Path) -> tuple[list[dict[str, Any
         out = work / f"release-{entities}"
         click.echo(f"(a) building {entities:,} entities (≈{label_of(entities * TOKENS_PER_ENTITY)} tokens) in a fresh process ...",
                    err=True)
-        result = build_in_child(entities, (), out)
+        result = build_in_child(entities, retrievers, out)
         shutil.rmtree(out.with_name(out.name + "-cache"), ignore_errors=True)
         results.append(result)
         if "error" in result:
@@ -383,11 +403,12 @@ def _rss_steps(r: dict[str, Any]) -> dict[str, float]:
 
 
 def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrieval: dict[str, Any] | None,
-            dense: dict[str, Any] | None) -> str:
+            dense: dict[str, Any] | None, retrievers: tuple[str, ...] = ()) -> str:
     out: list[str] = []
     ok = [r for r in sizes if "error" not in r]
-    out.append("### (a) MemoryBank + ladder (retrievers=(), materialize=1M), one fresh process per size\n")
-    head = ["entities", "docs", "bank tokens", *STAGES, "other", "total s", "peak RSS MiB", "world MiB", "release MiB"]
+    out.append(f"### (a) MemoryBank + ladder (retrievers={retrievers}, materialize=1M), one fresh process per size\n")
+    head = ["entities", "docs", "bank tokens", *STAGES, "other", "total s", "CPU s", "peak RSS MiB", "world MiB",
+            "release MiB"]
     out.append("| " + " | ".join(head) + " |")
     out.append("|" + "---:|" * len(head))
     for r in sizes:
@@ -398,7 +419,7 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
         other = r["total_s"] - sum(r["seconds"].values())
         out.append(f"| {r['entities']:,} | {r['documents']:,} | {r['tokens']:,} | "
                    + " | ".join(_fmt_s(r["seconds"].get(s)) for s in STAGES)
-                   + f" | {_fmt_s(other)} | {_fmt_s(r['total_s'])} | {r['peak_rss_mib']:,.0f} | {r['world_mib']:,.0f} | {r['release_mib']:,.0f} |")
+                   + f" | {_fmt_s(other)} | {_fmt_s(r['total_s'])} | {_fmt_s(r.get('cpu_s'))} | {r['peak_rss_mib']:,.0f} | {r['world_mib']:,.0f} | {r['release_mib']:,.0f} |")
     if ok:
         out.append("\nInside `bank_and_queries` (seconds; `count_batch` is part of render+count), and peak RSS (MiB) at the end of each step:\n")
         head = ["bank tokens", "render+count bank", "count_batch", "BM25 index (bank)", "rest of queries",
@@ -547,13 +568,15 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
 @click.option("--dense-docs", type=int, default=256, show_default=True, help="Documents embedded for the dense throughput (0 to skip).")
 @click.option("--repeats", type=int, default=3, show_default=True, help="Repeats of (b) (best of).")
 @click.option("--quick", is_flag=True, help="Smoke test: sizes 2M,4M, retrieval at 2M, 64 dense docs.")
+@click.option("--retrievers", "retriever_names", default="none", show_default=True,
+              help="Retrievers of the (a) builds: 'none', 'default' (the build's own default set) or a comma list.")
 @click.option("--skip-retrieval", is_flag=True)
 @click.option("--skip-dense", is_flag=True)
 @click.option("--skip-contexts", is_flag=True, help="Skip (b).")
 @click.option("--workdir", default=None, help="Folder for the temporary releases (default: the system's temp folder).")
 @click.option("--summary", "summary_path", default=None, help="Also write the markdown summary (and raw JSON beside it) here.")
-def main(sizes: str, entities: str, retrieval_size: str, dense_docs: int, repeats: int, quick: bool, skip_retrieval: bool,
-         skip_dense: bool, skip_contexts: bool, workdir: str | None, summary_path: str | None) -> None:
+def main(sizes: str, entities: str, retrieval_size: str, dense_docs: int, repeats: int, quick: bool,
+         retriever_names: str, skip_retrieval: bool, skip_dense: bool, skip_contexts: bool, workdir: str | None, summary_path: str | None) -> None:
     """Measure EMB-S build costs and print a markdown summary."""
     if quick:
         sizes, retrieval_size, dense_docs = "2M,4M", "2M", min(dense_docs, 64)
@@ -564,7 +587,8 @@ def main(sizes: str, entities: str, retrieval_size: str, dense_docs: int, repeat
     work = Path(tempfile.mkdtemp(prefix="embs-bench-", dir=workdir))
     raw: dict[str, Any] = {"argv": sys.argv}
     try:
-        results, kept = bank_sizes(counts, work)
+        retrievers = retrievers_of(retriever_names)
+        results, kept = bank_sizes(counts, work, retrievers)
         raw["sizes"] = results
         contexts = dense = retrieval = None
         if kept is None and not (skip_contexts and skip_dense):
@@ -588,7 +612,7 @@ def main(sizes: str, entities: str, retrieval_size: str, dense_docs: int, repeat
                 dense = {"error": f"{type(err).__name__}: {err}"}
             click.echo(f"    {json.dumps(dense)}", err=True)
         raw.update(contexts=contexts, retrieval=retrieval, dense=dense)
-        text = summary(results, contexts, retrieval, dense)
+        text = summary(results, contexts, retrieval, dense, retrievers)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     click.echo(text)
