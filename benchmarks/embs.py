@@ -53,6 +53,7 @@ from generators.embs.spec import (
     global_scales,
     scale_tokens,
 )
+from needlework.lengths import TOKENS_HELP, parse_tokens
 
 TOKENS_PER_ENTITY = 620
 """Qwen2.5 tokens per world entity (one document each; atomized ones a few), to size a bank."""
@@ -84,13 +85,6 @@ def peak_rss_mb() -> float:
         pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024
-
-
-def parse_tokens(label: str) -> int:
-    """``10M`` -> 10,000,000; ``500K`` -> 500,000; ``2.5M`` -> 2,500,000 (decimal, as the paper's 326M)."""
-    label = label.strip().upper()
-    scale = {"K": 1_000, "M": 1_000_000, "G": 1_000_000_000}.get(label[-1:], 1)
-    return int(float(label[:-1] if scale != 1 else label) * scale)
 
 
 def cpu_seconds() -> float:
@@ -562,9 +556,9 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
 
 @click.command()
 @click.option("--sizes", "--bank-tokens", "sizes", default="10M,30M,100M", show_default=True,
-              help="Comma-separated bank sizes in tokens (decimal: 100M = 100,000,000); entities = tokens / 620.")
+              help="Comma-separated bank sizes in tokens; entities = tokens / 620. " + TOKENS_HELP)
 @click.option("--entities", default="", help="Comma-separated entity counts instead of --sizes.")
-@click.option("--retrieval-size", default="5M", show_default=True, help="Bank size of the retrieval-regime build ('0' to skip).")
+@click.option("--retrieval-size", default="5M", show_default=True, help="Bank size of the retrieval-regime build ('0' to skip). " + TOKENS_HELP)
 @click.option("--dense-docs", type=int, default=256, show_default=True, help="Documents embedded for the dense throughput (0 to skip).")
 @click.option("--repeats", type=int, default=3, show_default=True, help="Repeats of (b) (best of).")
 @click.option("--quick", is_flag=True, help="Smoke test: sizes 2M,4M, retrieval at 2M, 64 dense docs.")
