@@ -18,7 +18,8 @@ its argument and multiplies ``K`` by 1,000 (``--context_size 64K`` = 64,000; ``i
 4,000 ... 1,000,000 (open-compass/opencompass a5acc4b, ``configs/datasets/needlebench_v2/``). RULERv2's
 official preparation (NVIDIA-NeMo/Skills ``nemo_skills/dataset/ruler2/prepare.py --max_seq_length``)
 takes integers; needlework's 8k ... 110k grid is 8,192 ... 112,640, written ``8ki`` ... ``110ki`` or as
-integers. With this rule no command line that was accepted before changes its value.
+integers. With this rule no value that a command accepted before means another count now; the few it
+cut silently (HaystackCraft's ``--sizes 1.0005k`` was 1,000) are refused.
 
 Some names only look like counts and are labels, not token counts; the options that take them say
 so in their help: NeedleBench's length presets (``32k``: eight lengths up to 32,000), Sequential-NIAH's
