@@ -270,13 +270,16 @@ def score_command(run_dirs: tuple[Path, ...], allow_code_execution: bool, code_t
 @main.command("report")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Where to write report.md and the plots (default: the first run directory).")
+              help="Where to write report.md, report.html and the plots (default: the first run directory).")
 @domain_errors
 def report_command(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
-    """Write a Markdown summary and PNG plots for one or several runs."""
+    """Write report.html (leaderboard, tables, plots and a sample browser; one offline file), a Markdown summary
+    and PNG plots for one or several runs."""
     from eval.report import write_report
 
     files = write_report(list(run_dirs), out_dir or run_dirs[0])
+    if files.html is not None:
+        click.echo(str(files.html))
     click.echo(str(files.markdown))
     for plot in files.plots:
         click.echo(str(plot))
@@ -402,3 +405,7 @@ def _echo_summary(run_dir: Path, results: dict[str, Any]) -> None:
                        + ", ".join(_percent(v) for v in width[name]))
     for warning in results.get("warnings", []):
         click.echo(f"  warning: {warning}")
+
+
+from eval.suite import suite_command  # noqa: E402 - the suite command lives in its own module
+main.add_command(suite_command)

@@ -244,10 +244,10 @@ def test_report_cli_writes_report_md(scripted, tmp_path):
     result = invoke("report", str(scripted.run_dir), "--out", str(out))
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == str(out / "report.md")
+    assert lines[:2] == [str(out / "report.html"), str(out / "report.md")]  # the page to open first
     text = (out / "report.md").read_text(encoding="utf-8")
-    assert MODEL in text
-    for line in lines[1:]:
+    assert MODEL in text and MODEL in (out / "report.html").read_text(encoding="utf-8")
+    for line in lines[2:]:
         assert Path(line).read_bytes().startswith(b"\x89PNG")
 
 
