@@ -68,11 +68,13 @@ def judged_cells(run: Run) -> dict[str, dict[str, dict[str, Any]]]:
 def release_access(runs: Sequence[Run]) -> dict[str, dict[str, Mapping[str, Any]]]:
     """``{retriever: {scale: retrieval row}}`` of the runs' releases (their ``retrieval`` tables).
 
-    A release that cannot be opened here (a Hub release offline) is left out: the runs' own rows stay.
+    A release that cannot be opened here (a Hub release offline) is left out: the runs' own rows stay. Only EMB-S
+    runs are read: a report over several benchmarks (a suite's) also holds HaystackCraft's, whose ``retrieval``
+    table has another schema.
     """
     rows: dict[str, dict[str, Mapping[str, Any]]] = defaultdict(dict)
     for dataset, revision in dict.fromkeys((str(r.results["run"]["dataset"]), str(r.results["run"]["revision"]))
-                                           for r in runs):
+                                           for r in runs if r.results.get("provenance", {}).get("benchmark") == BENCHMARK):
         try:
             release = open_release(dataset, None if revision.startswith("sha256:") else revision)
             if "retrieval" not in release.manifest.get("configs", {}):
