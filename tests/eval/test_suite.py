@@ -415,6 +415,44 @@ def test_the_shipped_suites_parse_and_validate(name, folder):
     assert suite.description
 
 
+def header_commands(path: Path) -> list[str]:
+    """The ``needlework`` and ``python -m eval`` commands of a suite file's comments, continuations joined."""
+    commands, pending = [], ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        text = line.removeprefix("#").strip() if line.startswith("#") else ""
+        if pending or text.startswith(("needlework ", "python -m eval ")):
+            pending += text.split(" # ", 1)[0].strip()
+            if pending.endswith("\\"):
+                pending = pending[:-1] + " "
+                continue
+            commands.append(pending)
+            pending = ""
+    return commands
+
+
+@pytest.mark.parametrize("name", ["demo.yaml", "paper.yaml"])
+def test_the_commands_in_a_shipped_suite_parse_and_build_its_releases(name):
+    """The build and run commands in each file's header parse as the documentation's do (tests/test_readme.py), and
+    the builds write the releases the entries read."""
+    from builders.options import spec_from_options
+    from builders.registry import REGISTERED
+    from tests.test_readme import parse
+
+    suite = load_suite(SHIPPED / name)
+    commands = header_commands(SHIPPED / name)
+    outs = set()
+    for command in commands:
+        _, context = parse(command)
+        builder = next((b for b in REGISTERED if command.startswith(f"needlework build {b.id} ")), None)
+        if builder is not None:
+            spec_from_options(builder.spec, {k: v for k, v in context.params.items() if k not in ("out", "quiet")})
+        if command.startswith("needlework build "):
+            outs.add(str(context.params["out"]))
+    assert any(c.startswith(f"python -m eval suite suites/{name} ") for c in commands)
+    releases = {str(Path(entry.dataset)) for entry in suite.entries}
+    assert releases <= outs | {f"{out}/{b.id}" for out in outs for b in REGISTERED}, (releases, outs)
+
+
 def test_the_demo_suite_runs_on_the_demo_releases(demo, tmp_path, monkeypatch):
     """suites/demo.yaml against ``needlework build demo``: every entry's configs and rows exist, they fit an 8K
     window by the releases' own count, and the whole suite runs (a stub answers everything) into one report."""
