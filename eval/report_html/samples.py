@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from eval.benchmarks import BENCHMARK_OF_TASK, BY_ID, get_task, rows_of
@@ -174,9 +174,15 @@ def sample_view(run_index: int, entry: Mapping[str, Any], record: Mapping[str, A
         else:
             view["x"] = _clip(prediction)
         marks = response_marks(text, prediction, view["ref"], options.thinking_end)
-    view["resp"] = fold(text, marks, RESPONSE_LAYOUT).record()
-    if record.get("reasoning"):
-        view["rsn"] = fold(str(record["reasoning"]), [], REASONING_LAYOUT).record()
+    # Reasoning written into the response (up to the last thinking marker) is folded as reasoning is, apart from
+    # the answer: kept whole it cost twice the page bytes of the same reasoning sent as reasoning_content.
+    end = options.thinking_end
+    answer_at = text.rfind(end) + len(end) if end and end in text else 0
+    view["resp"] = fold(text[answer_at:], [replace(m, start=m.start - answer_at, end=m.end - answer_at) for m in marks],
+                        RESPONSE_LAYOUT).record()
+    reasoning = "\n\n".join(part for part in (str(record.get("reasoning") or ""), text[:answer_at]) if part)
+    if reasoning:
+        view["rsn"] = fold(reasoning, [], REASONING_LAYOUT).record()
     notes = []
     if record.get("finish_reason") == "length":
         notes.append("the answer stopped at max_tokens (finish_reason 'length') and may be cut off")

@@ -425,3 +425,28 @@ def test_sequential_needles_are_labelled_with_their_rank_and_a_moved_needle_is_s
     assert [(prompt[m.start:m.end], m.label) for m in located.marks] == [
         ("Second, she joined the firm.", "rank 2"), ("First, she studied law.", "rank 1")]
     assert "string search" in located.how
+
+
+def test_reasoning_written_into_the_response_is_folded_as_reasoning_apart_from_the_answer() -> None:
+    """A model served without a reasoning parser writes its thinking before ``</think>`` in the content: that part
+    is shown (and budgeted) as reasoning, the answer after it as the response with its marks in place. Kept in the
+    response it cost twice the page bytes of the same reasoning sent as ``reasoning_content`` (benchmarks/report_html.py
+    at 10,000 samples: 28.8 MB)."""
+    from eval.benchmarks import get_task
+    from eval.report_html.folding import REASONING_LAYOUT
+    from eval.report_html.samples import sample_view
+    from eval.task import TaskOptions
+
+    options = TaskOptions(thinking_end="</think>")
+    task = get_task("rulerv2/mk_niah_basic", options)
+    thinking = "".join(f"Step {i}: I look through the text for the number once more.\n" for i in range(400))
+    text = f"{thinking}</think>The special magic number is 5349789098."
+    entry = {"config": "mk_niah_basic", "row_id": "r0", "task": "rulerv2/mk_niah_basic", "metadata": {}}
+    record = {"text": text, "references": ["5349789098"], "error": None}
+    view = sample_view(0, entry, record, task, "rulerv2", options, None)
+    answer = "The special magic number is 5349789098."
+    assert view["resp"]["n"] == len(answer) and view["resp"]["parts"] == [[0, answer]]
+    assert [answer[start:end] for start, end, kind, _ in view["resp"]["marks"] if kind == "hit"] == ["5349789098"]
+    assert view["rsn"] == fold(f"{thinking}</think>", [], REASONING_LAYOUT).record()  # as reasoning_content is
+    assert sum(len(part) for _, part in view["rsn"]["parts"]) < len(thinking) / 10
+    assert view["o"] == "correct"
