@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from eval.benchmarks import get_benchmark, get_task
+from eval.benchmarks import BY_ID, get_task
 from eval.benchmarks.haystackcraft.dynamic import dynamic_items, is_dynamic_config
 from eval.code_execution import refuse_code_execution
 from eval.count import ConfigCount
@@ -318,7 +318,8 @@ def plan_suite(suite: Suite, options: RunOptions) -> list[EntryPlan]:
             RunDirectory(run_dir).check_can_hold_a_run()
         except NeedleworkError as err:
             raise suite.error(f"{entry.where}.run_dir", str(err)) from None
-        judged = get_benchmark(release.benchmark).judge is not None if release.benchmark else False
+        benchmark = BY_ID.get(release.benchmark)  # an unknown benchmark fails on its task, as eval run fails
+        judged = benchmark is not None and benchmark.judge is not None
         plans.append(EntryPlan(entry, replace(spec, output_dir=run_dir), release, run_dir,
                                resolve_judge(entry, options) if judged else None, judged))
     return plans
