@@ -8,9 +8,8 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
-import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
@@ -24,41 +23,13 @@ from eval.judge import judge_run
 from eval.rubric import LlmJudge, Verdict, read_verdicts
 from eval.runner import RunSpec, run
 from eval.store import RunDirectory
-from eval.task import TaskOptions, strip_reasoning
 from needlework.backends.base import Message, Outcome, SampleError
 from needlework.errors import SpecError
 from tests.support.releases import write_test_release
 from tests.support.scripted import ScriptedBackend
-
-SCHEMA = pa.schema([("id", pa.string()), ("input", pa.string()), ("question", pa.string()),
-                    ("answers", pa.list_(pa.string()))])
-ROWS = [{"id": f"r{i}", "input": f"Context {i}. Question {i}?", "question": f"Question {i}?", "answers": [f"A{i}"]}
-        for i in range(4)]
-
-
-@dataclass(frozen=True)
-class EchoTask:
-    """A toy task: the input as one user turn, the answer after reasoning, exact match."""
-
-    name: str
-    options: TaskOptions
-    metric: str = "toy exact match"
-    metadata_columns: tuple[str, ...] = ()
-
-    def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
-        return ({"role": "user", "content": row["input"]},)
-
-    def references(self, row: Mapping[str, Any]) -> list[str]:
-        return list(row["answers"])
-
-    def metadata(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        return {}
-
-    def extract(self, response: str) -> str:
-        return strip_reasoning(response, self.options.thinking_end)
-
-    def score(self, prediction: str, references: Sequence[str]) -> float:
-        return float(prediction in references)
+from tests.support.toy_task import TOY_ROWS as ROWS
+from tests.support.toy_task import TOY_SCHEMA as SCHEMA
+from tests.support.toy_task import EchoTask
 
 
 @dataclass(frozen=True)

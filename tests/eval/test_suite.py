@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
@@ -36,7 +35,6 @@ from eval.count import count_run
 from eval.store import RunDirectory, is_done
 from eval.suite_file import SuiteError, load_suite
 from eval.suite_run import RunOptions, check_entries, count_plans, plan_suite
-from eval.task import TaskOptions, strip_reasoning
 from needlework.backends.base import Message
 from tests.support.releases import (  # noqa: F401 - eval_release and release_rows are fixtures
     CONFIGS,
@@ -50,6 +48,7 @@ from tests.support.releases import (  # noqa: F401 - eval_release and release_ro
     write_test_release,
 )
 from tests.support.signals import with_default_signals
+from tests.support.toy_task import TOY_ROWS, TOY_SCHEMA, EchoTask
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "suites"
@@ -264,37 +263,6 @@ def test_a_missing_suite_file_is_one_line(tmp_path):
 
 
 # --- judges -------------------------------------------------------------------------------------------------------
-
-TOY_SCHEMA = pa.schema([("id", pa.string()), ("input", pa.string()), ("question", pa.string()),
-                        ("answers", pa.list_(pa.string()))])
-TOY_ROWS = [{"id": f"r{i}", "input": f"Context {i}. Question {i}?", "question": f"Question {i}?", "answers": [f"A{i}"]}
-            for i in range(4)]
-
-
-@dataclass(frozen=True)
-class EchoTask:
-    """The input as one user turn; exact match."""
-
-    name: str
-    options: TaskOptions
-    metric: str = "toy exact match"
-    metadata_columns: tuple[str, ...] = ()
-
-    def render(self, row: Mapping[str, Any]) -> tuple[Message, ...]:
-        return ({"role": "user", "content": row["input"]},)
-
-    def references(self, row: Mapping[str, Any]) -> list[str]:
-        return list(row["answers"])
-
-    def metadata(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        return {}
-
-    def extract(self, response: str) -> str:
-        return strip_reasoning(response, self.options.thinking_end)
-
-    def score(self, prediction: str, references: Sequence[str]) -> float:
-        return float(prediction in references)
-
 
 @dataclass(frozen=True)
 class GradeRubric:
