@@ -9,14 +9,18 @@ from typing import Any
 
 import click
 
+from eval.cli_options import (
+    backend_options,
+    failure_options,
+    retry_options,
+    vllm_options,
+)
 from eval.code_execution import DEFAULT_TIMEOUT_S
-from eval.failures import MIN_SAMPLES_FOR_ERROR_BUDGET
 from eval.store import JUDGE, RESULTS, RunDirectory
 from eval.task import TaskOptions
 from generators.embs.spec import SCALE_HELP, scale_label
 from generators.sequential_niah.spec import BUCKETS_HELP
 from needlework import __version__
-from needlework.backends import BACKENDS
 from needlework.backends.base import OVER_WINDOW, BackendError, PreflightError
 from needlework.cliutil import (
     OneLineErrors,
@@ -136,11 +140,6 @@ def task_options(**options: Any) -> TaskOptions:
         raise click.UsageError(str(err)) from err
 
 
-def _base_urls(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> str | tuple[str, ...] | None:
-    """One ``--base-url`` as itself, several as a tuple (a pool of endpoints), none as None."""
-    return (values[0] if len(values) == 1 else values) if values else None
-
-
 def _code_execution_options(fn):
     """``--allow-code-execution`` and ``--code-timeout`` (``run`` and ``score``): scoring that runs the model's code."""
     fn = click.option("--code-timeout", "code_timeout_s", type=click.FloatRange(min=0.1), default=None, metavar="SECONDS",
@@ -148,26 +147,6 @@ def _code_execution_options(fn):
     return click.option("--allow-code-execution", is_flag=True, default=False,
                         help="Let tasks that score by running the model's code (RULERv2 --mk-base mbpp) run it, in a "
                              "separate Python process with a timeout and resource limits (not a security sandbox).")(fn)
-
-
-def _backend_options(model_help: str, base_url_help: str):
-    """The options that reach a model (``run`` and ``judge``): backend, model, endpoint, key variable, concurrency."""
-    options = [
-        click.option("--backend", type=click.Choice(list(BACKENDS)), default="openai", show_default=True),
-        click.option("--model", required=True, help=model_help),
-        click.option("--base-url", multiple=True, callback=_base_urls,
-                     help=base_url_help + " Repeat it to spread requests over several servers of the model "
-                                          "(--concurrency each), failing over when one dies."),
-        click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
-                     help="Environment variable holding the API key (never written anywhere)."),
-        click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True),
-    ]
-
-    def apply(fn):
-        for option in reversed(options):
-            fn = option(fn)
-        return fn
-    return apply
 
 
 @click.group(cls=OneLineErrors)
@@ -178,7 +157,7 @@ def main() -> None:
 
 @main.command("run")
 @_dataset_options
-@_backend_options("Model name sent to the server, or the HF model for vLLM.",
+@backend_options("Model name sent to the server, or the HF model for vLLM.",
                   "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
 @click.option("--max-model-len", type=TokenCount(minimum=1), default=None,
               help="The model's window in tokens: prompts over it are skipped (or cut, --over-window) (default: vllm "
@@ -191,25 +170,9 @@ def main() -> None:
               help="A prompt over the window: skip it (scored 0), or cut-middle: keep the first and last halves of the "
                    "tokens that fit, as HaystackCraft's authors do (needs --tokenizer). Default: the release's preset "
                    "(HaystackCraft --preset paper: cut-middle), else skip.")
-@click.option("--data-parallel-size", type=click.IntRange(min=1), default=None, metavar="N",
-              help="vllm: run N engine replicas (each --tensor-parallel-size GPUs) through Ray Data's LLM batch "
-                   "processor, on the same token ids and settings (default: one engine in this process, no Ray).")
-@click.option("--tensor-parallel-size", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="vllm: GPUs per engine (vLLM tensor parallelism).")
-@click.option("--ray-address", default="", metavar="ADDRESS",
-              help="vllm --data-parallel-size: the Ray cluster to join (auto, HEAD_IP:6379 or ray://HEAD_IP:10001); "
-                   "default: $RAY_ADDRESS, else a new local cluster.")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
-              help="Seconds per request attempt.")
-@click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
-@click.option("--wait-for-server", "wait_for_server_s", type=click.FloatRange(min=0.0), default=0.0,
-              show_default=True, metavar="SECONDS",
-              help="Keep trying a server that cannot be reached yet (one just started) for this long "
-                   "before the run gives up; 0 gives up at once.")
-@click.option("--max-error-rate", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True,
-              help="Stop cleanly (exit 3) once more than this fraction of samples failed, checked from "
-                   f"{MIN_SAMPLES_FOR_ERROR_BUDGET} finished samples on; prompts over the model's window do not count. "
-                   "A run whose samples all failed exits 3 whatever its size.")
+@vllm_options()
+@retry_options()
+@failure_options("Stop cleanly (exit 3)", " A run whose samples all failed exits 3 whatever its size.")
 @click.option("--output-dir", type=click.Path(path_type=Path), default=None,
               help="Run directory (default eval-runs/<release>/<model>, with -<split> for splits other than test); re-running resumes it.")
 @click.option("--generations", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
@@ -289,7 +252,7 @@ def report_command(run_dirs: tuple[Path, ...], out_dir: Path | None) -> None:
                            "(Sequential-NIAH: the paper's judge prompts; EverMemBench-S: Figure 6's 0-5 score of "
                            f"embs/qa answers); verdicts are kept in {JUDGE} and a re-run resumes.")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False))
-@_backend_options("The judge model (Sequential-NIAH's paper fine-tunes Qwen2.5-7B-Instruct; EverMemBench-S's uses Grok-4).",
+@backend_options("The judge model (Sequential-NIAH's paper fine-tunes Qwen2.5-7B-Instruct; EverMemBench-S's uses Grok-4).",
                   "OpenAI-compatible endpoint of the judge.")
 @click.option("--gen-kwargs", default=None, help="Judge generation settings (default temperature=0).")
 @domain_errors
@@ -319,10 +282,9 @@ def judge_command(run_dirs: tuple[Path, ...], backend: str, model: str, base_url
 @click.option("--revision", default=None, help="Hub revision (branch, tag or commit).")
 @click.option("--config", default="judge-test", show_default=True, help="The judge config to measure on.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N candidates (not reportable).")
-@_backend_options("The judge model.", "OpenAI-compatible endpoint of the judge.")
+@backend_options("The judge model.", "OpenAI-compatible endpoint of the judge.")
 @click.option("--gen-kwargs", default=None, help="Judge generation settings (default temperature=0).")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=600.0, show_default=True)
-@click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
+@retry_options()
 @click.option("--output-dir", type=click.Path(path_type=Path), default=None,
               help="Run directory (default eval-runs/<release>/<model>-<config>).")
 @click.option("--progress/--no-progress", default=True)
@@ -407,5 +369,7 @@ def _echo_summary(run_dir: Path, results: dict[str, Any]) -> None:
         click.echo(f"  warning: {warning}")
 
 
-from eval.suite import suite_command  # noqa: E402 - the suite command lives in its own module
+# the suite command lives in its own module (it shares eval.cli_options), registered last
+from eval.suite import suite_command
+
 main.add_command(suite_command)

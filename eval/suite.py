@@ -11,8 +11,13 @@ from typing import Any
 
 import click
 
-from eval.failures import MIN_SAMPLES_FOR_ERROR_BUDGET
-from needlework.backends import BACKENDS
+from eval.cli_options import (
+    backend_options,
+    base_urls,
+    failure_options,
+    retry_options,
+    vllm_options,
+)
 from needlework.cliutil import TokenCount, UserError, domain_errors
 from needlework.lengths import TOKENS_HELP
 
@@ -20,40 +25,19 @@ DRY_RUN_URL = "URL"
 """The base URL a dry run without ``--base-url`` builds its runs with (nothing is sent)."""
 
 
-def _urls(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> str | tuple[str, ...] | None:
-    return (values[0] if len(values) == 1 else values) if values else None
-
-
 @click.command("suite")
 @click.argument("suite_file", type=click.Path(path_type=Path))
-@click.option("--model", required=True, help="Model name sent to the server, or the HF model for vLLM; one model per suite run.")
-@click.option("--backend", type=click.Choice(list(BACKENDS)), default="openai", show_default=True)
-@click.option("--base-url", multiple=True, callback=_urls,
-              help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1; repeat it to spread requests over several "
-                   "servers of the model (--concurrency each).")
-@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
-              help="Environment variable holding the API key (never written anywhere).")
-@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
+@backend_options("Model name sent to the server, or the HF model for vLLM; one model per suite run.",
+                 "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
 @click.option("--max-model-len", type=TokenCount(minimum=1), default=None,
               help="The model's window in tokens: the preflight counts the samples over it, and runs skip (or cut) them "
                    "as eval run does. " + TOKENS_HELP)
 @click.option("--tokenizer", default=None,
               help="The evaluated model's tokenizer: counts the preflight's prompts (default: each release's) and the "
                    "window rule's (default: the server's tokenize route).")
-@click.option("--data-parallel-size", type=click.IntRange(min=1), default=None, metavar="N",
-              help="vllm: N engine replicas through Ray Data (as eval run).")
-@click.option("--tensor-parallel-size", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="vllm: GPUs per engine.")
-@click.option("--ray-address", default="", metavar="ADDRESS", help="vllm --data-parallel-size: the Ray cluster to join.")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
-              help="Seconds per request attempt.")
-@click.option("--max-retries", type=click.IntRange(min=0), default=6, show_default=True)
-@click.option("--wait-for-server", "wait_for_server_s", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
-              metavar="SECONDS", help="Keep trying a server that cannot be reached yet for this long.")
-@click.option("--max-error-rate", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True,
-              help="Per entry, as eval run: its run stops (and the suite goes on to the next entry, then exits 3) once "
-                   f"more than this fraction of its samples failed, checked from {MIN_SAMPLES_FOR_ERROR_BUDGET} finished "
-                   "samples on.")
+@vllm_options()
+@retry_options()
+@failure_options("Per entry, as eval run: its run stops (and the suite goes on to the next entry, then exits 3)")
 @click.option("--output-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Root of the run directories (default: the suite's output_dir, else eval-runs, as eval run).")
 @click.option("--report-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -64,7 +48,7 @@ def _urls(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...])
               help="Count every prompt, print the totals and each entry's eval run command, and stop (no request).")
 @click.option("--judge-model", default=None,
               help="Judge every entry whose benchmark has an LLM judge with this model (default: the suite's judge).")
-@click.option("--judge-base-url", multiple=True, callback=_urls, help="The judge's endpoint (default: the suite's, else --base-url).")
+@click.option("--judge-base-url", multiple=True, callback=base_urls, help="The judge's endpoint (default: the suite's, else --base-url).")
 @click.option("--judge-api-key-env", default=None, help="Environment variable holding the judge's API key.")
 @click.option("--no-judge", is_flag=True, default=False, help="Judge nothing (a later run with a judge judges then).")
 @click.option("--allow-code-execution", is_flag=True, default=False,
