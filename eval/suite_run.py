@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,16 +26,13 @@ from typing import Any
 from eval.benchmarks import BY_ID, get_task
 from eval.benchmarks.haystackcraft.dynamic import dynamic_items, is_dynamic_config
 from eval.code_execution import refuse_code_execution
-from eval.count import ConfigCount
+from eval.count import ConfigCount, CountedRequest, add_up, counted_requests
 from eval.release import Release, open_release
 from eval.runner import (
     RunSpec,
     default_run_dir,
     over_window,
-    release_generation,
-    row_generations,
     sample_key,
-    tasked_rows,
 )
 from eval.selection import SELECTED_COLUMNS, RowSelection
 from eval.store import RunDirectory, is_done
@@ -47,7 +45,6 @@ from eval.suite_file import (
 )
 from eval.task import TaskOptions
 from needlework.backends.base import Request
-from needlework.backends.window import CHAT_TOKENS_PER_MESSAGE, CHAT_TOKENS_PER_PROMPT
 from needlework.errors import NeedleworkError, SpecError
 from needlework.tokenizers import load_tokenizer
 
@@ -358,26 +355,21 @@ def count_entry(plan: EntryPlan, options: RunOptions, tokenizers: dict[str, Any]
     counter = tokenizers.get(name) or tokenizers.setdefault(name, load_tokenizer(name))
     records = RunDirectory(plan.run_dir).latest_samples()
     done_keys = {key for key, record in records.items() if is_done(record)}
-    totals = {config: [0, 0, 0, 0] for config in spec.configs}  # samples, prompt, longest, output
-    defaults = release_generation(release)
-    done = over = 0
     tasks: set[str] = set()
-    for config, row, task_name, task in tasked_rows(spec, release):
-        tasks.add(task_name)
-        messages = task.render(row)
-        tokens = CHAT_TOKENS_PER_PROMPT + sum(CHAT_TOKENS_PER_MESSAGE + counter.count(m["content"]) for m in messages)
-        for _, seed, settings in row_generations(spec, row, defaults):
-            output = int(settings.get("max_completion_tokens") or settings.get("max_tokens") or 0)
-            total = totals[config]
-            total[0] += 1
-            total[1] += tokens
-            total[2] = max(total[2], tokens)
-            total[3] += output
-            done += sample_key(release, config, row["id"], Request("", messages, settings), spec.model, seed) in done_keys
-            over += options.max_model_len is not None and tokens + output > options.max_model_len
+    seen: Counter[str] = Counter()
+
+    def checked() -> Iterator[CountedRequest]:  # one pass, no prompt kept: a 128K-token prompt is ~0.5 MB
+        for task_name, r in counted_requests(spec, release, counter):
+            tasks.add(task_name)
+            seen["done"] += sample_key(release, r.config, r.row_id, Request("", r.messages, r.settings), spec.model,
+                                       r.seed) in done_keys
+            seen["over"] += options.max_model_len is not None and r.prompt_tokens + r.output_tokens > options.max_model_len
+            yield r
+
+    configs = tuple(add_up(spec.configs, checked()))
     refuse_code_execution((get_task(t, spec.task_options) for t in tasks), spec.task_options.allow_code_execution)
-    return EntryCount(tokenizer=name, configs=tuple(ConfigCount(c, *t) for c, t in totals.items()), done=done,
-                      over_window=over if options.max_model_len is not None else None,
+    return EntryCount(tokenizer=name, configs=configs, done=seen["done"],
+                      over_window=seen["over"] if options.max_model_len is not None else None,
                       window_rule=over_window(spec, release))
 
 
