@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -38,6 +37,7 @@ from needlework.backends.base import PreflightError
 from needlework.backends.openai_compat import OpenAIBackend, RetryPolicy
 from needlework.errors import InputError, SpecError
 from tests.support.openai_stub import Script, StubServer, prompt_digest
+from tests.support.ports import closed_port
 
 MODEL = "stub-model"
 REFDOC = ("Mara Vell was born in Oskar in 1931. She studied medicine at Lund. "
@@ -280,12 +280,6 @@ def test_backend_completer_returns_answers_in_request_order_over_http(tmp_path):
     finally:
         server.stop()
 
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_a_closed_port_fails_at_once_with_the_preflight_error(tmp_path):

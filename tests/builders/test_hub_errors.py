@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import zipfile
@@ -26,6 +25,7 @@ from builders.cli import main
 from builders.sources.embs_raw import read_longbench
 from needlework.errors import InputError
 from tests.support.hub_server import serve_in_thread
+from tests.support.ports import closed_port
 
 NEEDLEWORK = Path(sys.executable).with_name("needlework")
 OFFLINE = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_TOKEN")
@@ -41,11 +41,6 @@ def hub(tmp_path, monkeypatch):
     yield server
     server.stop()
 
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def error_line(output: str) -> str:

@@ -16,7 +16,6 @@ import base64
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +25,7 @@ import pytest
 from builders.push import release_files, release_version
 from builders.rulerv2 import RulerV2Build, build
 from tests.support.hub_server import GITATTRIBUTES, HubServer, serve_in_thread
+from tests.support.ports import closed_port
 from tests.support.releases import split_rows
 
 REPO = "needlework-test/rulerv2"
@@ -52,12 +52,6 @@ def hub(tmp_path):
     yield server
     server.stop()
 
-
-def closed_port() -> int:
-    """A loopback port nobody listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def needlework(tmp_path: Path, endpoint: str, *args: str) -> subprocess.CompletedProcess:

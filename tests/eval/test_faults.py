@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import email.utils
-import socket
 import threading
 import time
 from collections import Counter
@@ -23,6 +22,7 @@ from needlework.backends.openai_compat import (
     parse_retry_after,
 )
 from tests.support.openai_stub import StubServer
+from tests.support.ports import closed_port
 from tests.support.releases import (  # noqa: F401 - eval_release and release_rows are fixtures
     CONFIGS,
     MODEL,
@@ -306,12 +306,6 @@ def test_error_budget_allows_failures_under_the_rate(eval_release, release_rows,
 
 # --- the first requests of a run (issue 20) ----------------------------------------------------
 
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_a_closed_port_fails_before_any_sample_is_sent(eval_release, tmp_path):

@@ -20,7 +20,6 @@ import functools
 import importlib.util
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -36,6 +35,7 @@ import pytest
 
 from builders.rulerv2 import RulerV2Build, build
 from eval.llamacpp_server import packaged_gguf
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.slow  # one llama.cpp file at a time under xdist: tests/xdist_scheduling.py
 
@@ -60,11 +60,6 @@ def _unavailable(reason: str) -> None:
         pytest.fail(f"{reason} ({REQUIRE_VARIABLE} is set)")
     pytest.skip(reason)
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def log_tail(path: Path, limit: int = 6000) -> str:

@@ -9,8 +9,6 @@ switch for ``HF_HUB_OFFLINE=1``.
 
 from __future__ import annotations
 
-import socket
-
 import huggingface_hub
 import pytest
 from huggingface_hub import constants
@@ -18,6 +16,7 @@ from huggingface_hub import constants
 from needlework.errors import HubError, NeedleworkError, TokenizerError
 from needlework.hub import hub_errors, hub_id_problem, hub_problem, tag_problem
 from tests.support.hub_server import serve_in_thread
+from tests.support.ports import closed_port
 
 REPO = "needlework-test/data"
 
@@ -31,11 +30,6 @@ def hub(tmp_path, monkeypatch):
     yield server
     server.stop()
 
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def one_line(call, head: str = f"{REPO}: cannot read", error: type[Exception] = HubError) -> str:
