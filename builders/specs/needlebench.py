@@ -32,7 +32,6 @@ from generators.needlebench.spec import (
     AtcSpec,
     AtcStyle,
     BudgetRule,
-    MrtLayout,
     PromptStyle,
     QuestionPosition,
     SparseSpec,
@@ -47,6 +46,10 @@ from needlework.lengths import FORMS, TOKENS_HELP, parse_tokens
 DEFAULT_TOKENIZER = "cl100k_base"
 """The paper measures lengths with the GPT-4 tokenizer (§3.1)."""
 Preset = Literal["", "paper", "paper-4k", "paper-8k", "paper-32k", "paper-128k"]
+MrtOnlyLayout = Literal["spread", "per-depth"]
+"""The layouts M-RT takes (:data:`generators.needlebench.spec.MRT_LAYOUTS` less ``diff``, which is multi.py's)."""
+MrsLayout = Literal["spread", "diff"]
+"""The layouts M-RS takes (less ``per-depth``, which is parallel.py's)."""
 PRESETS: tuple[str, ...] = get_args(Preset)
 """``""``: needlework's own defaults. ``paper``: OpenCompass NeedleBench v2 at 32K (the scale the
 paper's Table 1 reports); ``paper-4k`` ... ``paper-128k``: v2 at that scale."""
@@ -157,11 +160,11 @@ class NeedleBenchBuild:
                                        default_text="")
     repeats: int = option(DEFAULT_REPEATS, "R, repetitions per configuration.")
     mrt_needles: int = option(DEFAULT_MRT_NEEDLES, "Needles per multi-needle retrieval sample.")
-    mrt_layout: MrtLayout = option("spread", "M-RT layout: spread (a row per depth, needles from it to the end) or "  # noqa: RUF009
+    mrt_layout: MrtOnlyLayout = option("spread", "M-RT layout: spread (a row per depth, needles from it to the end) or "  # noqa: RUF009
                                              "per-depth (one needle at every depth, a row per length).")
     mrt_repeats: int = option(0, "R of M-RT (0: --repeats).", default_text="")
     mrs_needles: tuple[int, ...] = option(DEFAULT_MRS_NEEDLES, "Kinship needle counts of M-RS.")
-    mrs_layout: MrtLayout = option("spread", "M-RS layout: spread (from the row's depth to the end) or diff (each "  # noqa: RUF009
+    mrs_layout: MrsLayout = option("spread", "M-RS layout: spread (from the row's depth to the end) or diff (each "  # noqa: RUF009
                                              "needle 10% after the previous, OpenCompass v2).")
     sparse_style: PromptStyle = option("needlework", "S-RT/M-RT/M-RS prompts: needlework (the paper's figures) or "  # noqa: RUF009
                                                      "official (OpenCompass v2's prompts word for word, needles "
@@ -192,6 +195,8 @@ class NeedleBenchBuild:
 
     def __post_init__(self) -> None:
         require_one_of("preset", self.preset, PRESETS)
+        require_one_of("mrt_layout", self.mrt_layout, get_args(MrtOnlyLayout))
+        require_one_of("mrs_layout", self.mrs_layout, get_args(MrsLayout))
         if self.preset:
             defaults = {f.name: f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
                         for f in fields(self)}

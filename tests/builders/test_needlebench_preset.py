@@ -228,3 +228,20 @@ def test_cli_preset_paper(shared_env, tmp_path):
     assert manifest["preset"]["values"]["mrt_layout"] == "per-depth"
     assert manifest["configs"]["m-rt-en"]["splits"]["test"]["rows"] == 2
     assert manifest["configs"]["s-rt-en"]["splits"]["test"]["rows"] == 2 * 11
+
+
+def test_each_multi_needle_task_offers_only_its_own_layouts():
+    """``--mrt-layout`` and ``--mrs-layout`` both offered spread, per-depth and diff, while per-depth is parallel.py's
+    (M-RT) and diff multi.py's (M-RS): the other task's layout is refused in one line, from Python as from the CLI."""
+    from click.testing import CliRunner
+
+    from builders.cli import main
+    from builders.specs.needlebench import NeedleBenchBuild
+    from needlework.errors import SpecError
+
+    for field, wrong in (("mrt_layout", "diff"), ("mrs_layout", "per-depth")):
+        with pytest.raises(SpecError, match=field):
+            NeedleBenchBuild(**{field: wrong})
+        result = CliRunner().invoke(main, ["build", "needlebench", "--out", "unused", f"--{field.replace('_', '-')}", wrong])
+        assert result.exit_code == 2 and result.output.count("\n") == 1 and "is not one of" in result.output, result.output
+    assert NeedleBenchBuild(mrs_layout="diff").mrs_layout == "diff"
