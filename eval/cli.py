@@ -17,7 +17,13 @@ from eval.cli_options import (
 )
 from eval.code_execution import DEFAULT_TIMEOUT_S
 from eval.store import JUDGE, RESULTS, RunDirectory
-from eval.task import TaskOptions
+from eval.task import (
+    ANSWER_PREFIXES,
+    REASONING_MODES,
+    SCORINGS,
+    TaskOptions,
+    live_retriever_problem,
+)
 from generators.embs.spec import SCALE_HELP, scale_label
 from generators.sequential_niah.spec import BUCKETS_HELP
 from needlework import __version__
@@ -72,8 +78,9 @@ def _scales(_ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 
 
 def _live_retriever(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
-    if value and value.partition(":")[0] not in ("bm25", "dense"):
-        raise click.BadParameter(f"expected bm25, dense or dense:<model>, got {value!r}")
+    problem = live_retriever_problem(value)
+    if problem:
+        raise click.BadParameter(problem)
     return value
 
 
@@ -114,15 +121,15 @@ def _dataset_options(fn):
         click.option("--seed", type=int, default=0, show_default=True, help="Sent to the model and part of each sample key."),
         click.option("--thinking-end", default="</think>", show_default=True,
                      help="Answer = text after the last occurrence of this marker; '' keeps everything."),
-        click.option("--reasoning", type=click.Choice(["auto", "required", "remove"]), default="auto",
+        click.option("--reasoning", type=click.Choice(REASONING_MODES), default="auto",
                      show_default=True,
                      help="auto: each benchmark's official reading (NeedleBench: the whole response; the others: the "
                           "text after --thinking-end, or all of it without the marker); required: a response without "
                           "the marker never finished thinking and scores 0 (NeMo-Skills' reasoning mode); remove: "
                           "OpenCompass's reasoning remover (every <think>...</think> block cut out)."),
-        click.option("--answer-prefix", type=click.Choice(["user", "assistant", "omit"]), default="user",
+        click.option("--answer-prefix", type=click.Choice(ANSWER_PREFIXES), default="user",
                      show_default=True, help="Answer prefix at the end of the user turn, as a prefill, or dropped."),
-        click.option("--scoring", type=click.Choice(["official", "lenient"]), default="official", show_default=True,
+        click.option("--scoring", type=click.Choice(SCORINGS), default="official", show_default=True,
                      help="Read and score answers as the benchmark's official code does (RULERv2: NeMo-Skills; NeedleBench: "
                           "OpenCompass v2; HaystackCraft: Graph-COM utils/llm.py), or needlework's lenient reading (not "
                           "comparable with the papers)."),

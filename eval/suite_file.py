@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.code_execution import DEFAULT_TIMEOUT_S
+from eval.task import ANSWER_PREFIXES, REASONING_MODES, SCORINGS, live_retriever_problem
 from generators.embs.spec import scale_label
 from needlework.backends import BACKENDS
 from needlework.backends.base import OVER_WINDOW, check_generation
@@ -243,8 +244,10 @@ def _thinking_end(value: Any) -> str | None:
 def _live_retriever(value: Any) -> str:
     if value is None or value == "":
         return ""
-    if not isinstance(value, str) or value.partition(":")[0] not in ("bm25", "dense"):
-        raise ValueError(f"expected bm25, dense or dense:<model>, got {_shown(value)}")
+    problem = "" if isinstance(value, str) else f"expected bm25, dense or dense:<model>, got {_shown(value)}"
+    problem = problem or live_retriever_problem(value) or ""
+    if problem:
+        raise ValueError(problem)
     return value
 
 
@@ -311,9 +314,9 @@ ENTRY_FIELDS: Mapping[str, Callable[[Any], Any]] = {
     "seed": _integer(-(2**63)),
     "generations": _integer(1),
     "thinking_end": _thinking_end,
-    "reasoning": _choice("auto", "required", "remove"),
-    "answer_prefix": _choice("user", "assistant", "omit"),
-    "scoring": _choice("official", "lenient"),
+    "reasoning": _choice(*REASONING_MODES),
+    "answer_prefix": _choice(*ANSWER_PREFIXES),
+    "scoring": _choice(*SCORINGS),
     "rag_k": _integer(1),
     "live_retriever": _live_retriever,
     "code_timeout": _seconds,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar, get_args
 
 from eval.code_execution import DEFAULT_TIMEOUT_S
 from needlework.backends.base import Message
@@ -20,6 +20,18 @@ from needlework.backends.base import Message
 AnswerPrefixPlacement = Literal["user", "assistant", "omit"]
 Scoring = Literal["official", "lenient"]
 ReasoningMode = Literal["auto", "required", "remove"]
+ANSWER_PREFIXES: tuple[str, ...] = get_args(AnswerPrefixPlacement)
+SCORINGS: tuple[str, ...] = get_args(Scoring)
+REASONING_MODES: tuple[str, ...] = get_args(ReasoningMode)
+LIVE_RETRIEVERS: tuple[str, ...] = ("bm25", "dense")
+"""What ``live_retriever`` may name before an optional ``:<model>`` (``dense:<model>``)."""
+
+
+def live_retriever_problem(value: str) -> str | None:
+    """Why ``value`` is not a live retriever (``bm25``, ``dense`` or ``dense:<model>``; empty: none), else None."""
+    if value and value.partition(":")[0] not in LIVE_RETRIEVERS:
+        return f"expected bm25, dense or dense:<model>, got {value!r}"
+    return None
 T = TypeVar("T")
 _BOXED = re.compile(r"\\boxed\s*\{")
 
@@ -67,19 +79,19 @@ class TaskOptions:
     reasoning: ReasoningMode = "auto"
 
     def __post_init__(self) -> None:
-        if self.answer_prefix not in ("user", "assistant", "omit"):
+        if self.answer_prefix not in ANSWER_PREFIXES:
             raise ValueError(f"answer_prefix must be user, assistant or omit, not {self.answer_prefix!r}")
         if self.thinking_end == "":
             raise ValueError("thinking_end must be a non-empty marker or None")
-        if self.scoring not in ("official", "lenient"):
+        if self.scoring not in SCORINGS:
             raise ValueError(f"scoring must be official or lenient, not {self.scoring!r}")
         if self.rag_k < 1:
             raise ValueError(f"rag_k must be at least 1, not {self.rag_k}")
-        if self.live_retriever and self.live_retriever.partition(":")[0] not in ("bm25", "dense"):
+        if live_retriever_problem(self.live_retriever):
             raise ValueError(f"live_retriever must be bm25, dense or dense:<model>, not {self.live_retriever!r}")
         if not self.code_timeout_s > 0:
             raise ValueError(f"code_timeout_s must be positive seconds, not {self.code_timeout_s}")
-        if self.reasoning not in ("auto", "required", "remove"):
+        if self.reasoning not in REASONING_MODES:
             raise ValueError(f"reasoning must be auto, required or remove, not {self.reasoning!r}")
         if self.reasoning != "auto" and self.thinking_end is None:
             raise ValueError(f"reasoning {self.reasoning!r} needs a thinking_end marker to look for "
