@@ -53,7 +53,7 @@ from builders.retrieval.ladder import (
 )
 from builders.sources.embs_source import EmbsSource
 from builders.specs.embs import EmbsBuild
-from generators.embs.calibration import found_outright
+from generators.embs.calibration import OUTCOMES, outcome
 from generators.embs.collisions import Tested
 from generators.embs.ladder import Corpus, build_ladder
 from generators.embs.paper import TABLE3, TABLE3_SCALES
@@ -87,7 +87,7 @@ FEATURES: dict[str, Features] = {
         "qid": _str, "query": _str, "answer": _str, "answers": List(_str), "ref_list": List(_i64),
         "n_refs": _i8, "kind": _str, "track": _str, "hops": _i8, "domain": _str, "lang": _str, "source": _str,
         "hard_negatives": List(_i64), "calib_ranks": List(_i64), "calib_bucket": _str,
-        "entity_id": _i64, "hop_ids": List(_str), "mention": _str,
+        "entity_id": _i64, "hop_ids": List(_str), "mention": _str, "wording": _str,
     }),
     "collisions": Features({
         "qid": _str, "doc_id": _i64, "rank": _i32, "score": _f32, "label": _str, "labeler": _str, "origin": _str,
@@ -171,6 +171,27 @@ def nearest_first(negatives: Sequence[Sequence[int]]) -> list[int]:
     return [ranked[k] for k in range(max(map(len, negatives), default=0)) for ranked in negatives if k < len(ranked)]
 
 
+def outranking_first(queries: Sequence[dict[str, Any]], collisions: Sequence[dict[str, Any]]) -> list[int]:
+    """The queries' hard negatives in the order a base corpus takes them (OURS), so that it keeps as many queries as
+    hard as they are over the whole bank.
+
+    A query's *outranking* negatives are those ranked above its worst-ranked gold document over the bank: without
+    them in a 64K corpus, the query is found there though missed over the bank. A 64K corpus holds only a few
+    negatives per query, so it takes first every query's nearest outranking one (each query missed at rank 1 stays
+    missed), then the rest of each query's outranking ones, a query's all together, queries needing fewest first
+    (a query missing the top 10 needs all ten), then the other negatives :func:`nearest_first`.
+    """
+    rank = {(c["qid"], c["doc_id"]): c["rank"] for c in collisions}
+    ahead, behind = [], []
+    for q in queries:
+        worst = max(q["calib_ranks"], default=0)
+        outranks = [rank.get((q["qid"], d), worst) < worst for d in q["hard_negatives"]]
+        ahead.append([d for d, o in zip(q["hard_negatives"], outranks) if o])
+        behind.append([d for d, o in zip(q["hard_negatives"], outranks) if not o])
+    completing = sorted((docs[1:] for docs in ahead if len(docs) > 1), key=len)
+    return [docs[0] for docs in ahead if docs] + [d for docs in completing for d in docs] + nearest_first(behind)
+
+
 def ladder_rows(ladder: list[Corpus]) -> Iterator[dict[str, Any]]:
     """``ladder`` rows: one per corpus, doc ids in serialization order."""
     for c in ladder:
@@ -230,7 +251,7 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
     wbank, bank, queries, collisions, stages, inputs, official = prepared
     domains = tuple(d for d in spec.domains if any(q["domain"] == d for q in queries))
     gold = {d: [r for q in queries if q["domain"] == d for r in q["ref_list"]] for d in domains}
-    negatives = {d: nearest_first([q["hard_negatives"] for q in queries if q["domain"] == d]) for d in domains}
+    negatives = {d: outranking_first([q for q in queries if q["domain"] == d], collisions) for d in domains}
     need = reserves(queries, domains, tokens, spec.generation_reserve)
     if official is not None and official.ladder:
         ladder = official_ladder(official, wbank, need, spec.ladder_spec())
@@ -254,7 +275,7 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         "document_template": DOCUMENT_TEMPLATE, "reserves": need,
         "stages": {"candidates": dict(stages.candidates), "near_duplicates": stages.duplicates, "conflicts": stages.conflicts,
                    "false_negatives": stages.false_negatives, "over_budget": stages.over_budget,
-                   "held_back_found_outright": stages.held_back, "refilled_found_outright": stages.refilled,
+                   "held_back_by_calibration": stages.held_back, "refilled_from_held_back": stages.refilled,
                    "cross_domain": stages.cross_domain, "kept": dict(stages.kept), "short": stages.short},
         "collision_labeler": (spec.llm_model or "none") if spec.real else "oracle", "build_retriever": spec.build_retriever,
     })
@@ -417,11 +438,16 @@ def _query_mix(queries: list[dict[str, Any]]) -> str:
     if referred:
         described = sum(q["mention"] == "description" for q in referred)
         parts.append(f"{described} of {len(referred)} questions describe their entity instead of naming it")
+    worded = [q for q in queries if q.get("wording")]
+    if worded:
+        reworded = sum(q["wording"] == "reworded" for q in worded)
+        parts.append(f"{reworded} of {len(worded)} are worded unlike the articles")
     for kind, label in (("single", "single-source"), ("multi", "multi-source")):
         calibrated = [q for q in queries if q["kind"] == kind and q["calib_ranks"]]
         if calibrated:
-            found = sum(found_outright(q["calib_ranks"]) for q in calibrated)
-            parts.append(f"{found} of {len(calibrated)} {label} queries found outright by the build retriever over the whole bank")
+            seen = collections.Counter(outcome(q["calib_ranks"]) for q in calibrated)
+            mix = ", ".join(f"{seen[o]} {o}" for o in OUTCOMES)
+            parts.append(f"{label}, by the build retriever over the whole bank: {mix} (of {len(calibrated)})")
     return "; ".join(parts) or "no calibrated queries"
 
 

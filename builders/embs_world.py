@@ -21,12 +21,7 @@ from tqdm.autonotebook import tqdm
 from builders.engine import Engine, batched
 from builders.retrieval.base import ranks_of
 from builders.retrieval.ladder import Bank, LazyColumn, nearest_outside
-from generators.embs.calibration import (
-    difficulty,
-    found_cap,
-    found_outright,
-    keep_distinct,
-)
+from generators.embs.calibration import difficulty, keep_distinct, outcome, outcome_caps
 from generators.embs.collisions import Tested, Verdict, apply_verdicts, oracle_label
 from generators.embs.prompts import instructions, render_document
 from generators.embs.spec import QuerySpec
@@ -41,6 +36,7 @@ from generators.embs.world_bank import (
     stated_facts,
 )
 from generators.embs.world_queries import (
+    Wording,
     WorldQuery,
     candidate_order,
     compose_rest,
@@ -186,18 +182,19 @@ class Admitted:
 class Admission:
     """Which tested candidates become the query set, offered in candidate order.
 
-    Each domain takes its quota per track. At most :func:`found_cap` of them may be found outright by the build
-    retriever (:func:`found_outright`, calibration's selection, :attr:`QuerySpec.found_share`); such a candidate
-    beyond that waits and fills the quota only when the other candidates have run out (:meth:`refill`). With
-    ``room``, a query whose gold documents would overflow its domain's base corpus is passed over.
+    Each domain takes its quota per track, of each calibration :func:`outcome` under the build retriever at most
+    its :func:`outcome_caps` (calibration's selection; ``shares``: track -> (found, near), as
+    :meth:`QuerySpec.outcome_shares` gives them); a candidate beyond its outcome's cap waits and fills the quota only when the other
+    candidates have run out (:meth:`refill`). With ``room``, a query whose gold documents would overflow its domain's
+    base corpus is passed over.
     """
 
-    def __init__(self, quotas: Mapping[str, int], found_share: float, room: GoldRoom | None, tokens: TokenCounter,
-                 domains: Sequence[str]) -> None:
+    def __init__(self, quotas: Mapping[str, int], shares: Mapping[str, tuple[float, float]], room: GoldRoom | None,
+                 tokens: TokenCounter, domains: Sequence[str]) -> None:
         self.quotas, self.room, self.tokens = quotas, room, tokens
-        self.caps = {track: found_cap(quota, found_share) for track, quota in quotas.items()}
+        self.caps = {track: outcome_caps(quota, *shares[track]) for track, quota in quotas.items()}
         self.taken: Counter = Counter()
-        self.found: Counter = Counter()
+        self.outcomes: Counter = Counter()
         self.gold: dict[str, set[int]] = {d: set() for d in domains}
         self.longest: Counter = Counter()
         self.admitted: dict[str, Admitted] = {}
@@ -208,9 +205,10 @@ class Admission:
         return self.taken[(query.domain, query.track)] < self.quotas[query.track]
 
     def offer(self, admitted: Admitted, n_tokens: np.ndarray, stages: WorldStages) -> None:
-        """Take a tested candidate, or hold it back when its domain has its share of queries found outright."""
+        """Take a tested candidate, or hold it back when its domain has its share of queries of its outcome."""
         query = admitted.query
-        if found_outright(admitted.ranks) and self.found[(query.domain, query.track)] >= self.caps[query.track]:
+        result = outcome(admitted.ranks)
+        if self.outcomes[(query.domain, query.track, result)] >= self.caps[query.track][result]:
             self.waiting.append(admitted)
             stages.held_back += 1
             return
@@ -232,7 +230,7 @@ class Admission:
                 return False
             self.gold[query.domain], self.longest[query.domain] = domain_gold, instruction
         self.taken[(query.domain, query.track)] += 1
-        self.found[(query.domain, query.track)] += found_outright(admitted.ranks)
+        self.outcomes[(query.domain, query.track, outcome(admitted.ranks))] += 1
         self.admitted[query.key] = admitted
         return True
 
@@ -243,16 +241,17 @@ class Admission:
 
 def query_row(qid: str, query: str, answer: str, answers: Sequence[str], tested: Tested, gold_ranks: Sequence[int], *,
               track: str, hops: int, domain: str, lang: str, source: str, entity_id: int | None = None,
-              hop_ids: Sequence[str] = (), mention: str = "") -> dict[str, Any]:
+              hop_ids: Sequence[str] = (), mention: str = "", wording: str = "") -> dict[str, Any]:
     """A ``queries`` row: the tested RefList, its hard negatives and the gold documents' calibration ranks (none, and
     no bucket, for a query that was not calibrated: an official release's train pairs). ``mention`` says how a world
-    query refers to its entity (``name`` or ``description``); empty for real sources."""
+    query refers to its entity (``name`` or ``description``) and ``wording`` whether its words are the articles'
+    (``article``) or not (``reworded``); both empty for real sources."""
     return {
         "qid": qid, "query": query, "answer": answer, "answers": list(answers), "ref_list": list(tested.ref_list),
         "n_refs": len(tested.ref_list), "kind": "single" if len(tested.ref_list) == 1 else "multi", "track": track,
         "hops": hops, "domain": domain, "lang": lang, "source": source, "hard_negatives": list(tested.hard_negatives),
         "calib_ranks": list(gold_ranks), "calib_bucket": difficulty(gold_ranks) if gold_ranks else "", "entity_id": entity_id,
-        "hop_ids": list(hop_ids), "mention": mention,
+        "hop_ids": list(hop_ids), "mention": mention, "wording": wording,
     }
 
 
@@ -315,7 +314,8 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
     quotas = spec.quotas()
     orders = {d: candidate_order(world, d, seed) for d in spec.domains}
     wants = {track: surplus(quota, spec.surplus) for track, quota in quotas.items()}
-    atom_queries, atomized = plan_atomization(world, solver, langs, orders, wants, seed, spec.described_share)
+    wording = Wording(spec.described_share, spec.reworded_share)
+    atom_queries, atomized = plan_atomization(world, solver, langs, orders, wants, seed, wording)
     wbank = build_bank(world, atomized, langs, seed, tokens, progress, engine)
     bank: Bank = bank_of(wbank.titles, wbank.texts)
 
@@ -324,14 +324,14 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
         return [wbank.entries[int(wbank.entry_of_doc[d])].entity for d in near.tolist()]
 
     candidates = atom_queries + compose_rest(world, solver, langs, orders, wants, seed, neighbours, set(atomized),
-                                             spec.described_share)
+                                             wording)
     stages = WorldStages(candidates=Counter(q.track for q in candidates))
     texts = [q.query for q in candidates]
     keep = keep_distinct(bank.query_vectors(retriever, texts), spec.dedup_threshold)
     stages.duplicates = int((~keep).sum())
     survivors = [q for q, k in zip(candidates, keep) if k]
     twins = twins_of(world)
-    admission = Admission(quotas, spec.found_share, room, tokens, spec.domains)
+    admission = Admission(quotas, {t: spec.outcome_shares(t) for t in quotas}, room, tokens, spec.domains)
     for i, query_scores in bank.scored(retriever, [q.query for q in survivors], lambda i: admission.wanted(survivors[i])):
         query = survivors[i]
         refs = [wbank.doc_of_entry[r] for r in query.refs]
@@ -347,7 +347,7 @@ def compose_queries(world: World, spec: QuerySpec, retriever: str, bank_of: Any,
         queries.append(query_row(f"embs/{query.key}", query.query, query.answer, [query.answer], admitted.tested,
                                  admitted.ranks, track=query.track, hops=len(query.hops), domain=query.domain,
                                  lang=query.lang, source="world", entity_id=query.path[0], hop_ids=query.hops,
-                                 mention=query.mention))
+                                 mention=query.mention, wording=query.wording))
         collisions += [{"qid": queries[-1]["qid"], **vars(v)} for v in admitted.verdicts]
     stages.kept = Counter(q["track"] for q in queries)
     stages.short = {f"{d}/{t}": quotas[t] - admission.taken[(d, t)] for d in spec.domains for t in quotas

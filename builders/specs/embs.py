@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from builders.engine import ENGINE_HELP, RAY_ADDRESS_HELP, RAY_WORKERS_HELP, EngineName, engine_of
 from builders.options import option, parse_names
-from generators.embs.spec import (BASE_SCALE, DEFAULT_MATERIALIZE, DESCRIBED_SHARE, FOUND_SHARE, MAX_SCALE, RETRIEVERS,
-                                  SCALE_HELP, LadderSpec, QuerySpec, scale_label, scale_sort_key)
+from generators.embs.spec import (BASE_SCALE, DEFAULT_MATERIALIZE, DESCRIBED_SHARE, FOUND_SHARE, MAX_SCALE, MULTI_FOUND_SHARE,
+                                  MULTI_NEAR_SHARE, NEAR_SHARE,
+                                  RETRIEVERS, REWORDED_SHARE, SCALE_HELP, LadderSpec, QuerySpec, scale_label,
+                                  scale_sort_key)
 from generators.world.schema import DOMAINS
 from needlework.checks import require_one_of
 from needlework.errors import SpecError
@@ -80,9 +82,17 @@ class EmbsBuild:
     collision_k: int = option(10, "Nearest non-RefList documents collision-tested per query.")
     described_share: float = option(DESCRIBED_SHARE, "World: share of queries naming their entity by a unique description "
                                                      "instead of its title (calibrated to the paper's Table 3 BM25 64K row).")
-    found_share: float = option(FOUND_SHARE, "World: at most this share of a domain's queries per track found outright "
-                                             "by the build retriever over the whole bank (R@1 / FR@10), unless "
+    reworded_share: float = option(REWORDED_SHARE, "World: share of queries worded unlike the articles (other words for "
+                                                   "the asked relation, the description and the kind), drawn per entity.")
+    found_share: float = option(FOUND_SHARE, "World: at most this share of a domain's single-source queries found "
+                                             "outright (R@1) by the build retriever over the whole bank, unless "
                                              "candidates run out: calibration's selection.")
+    near_share: float = option(NEAR_SHARE, "World: at most this share of single-source queries with the gold document "
+                                           "in the build retriever's top 10 but not first; the rest have it below.")
+    multi_found_share: float = option(MULTI_FOUND_SHARE, "World: as --found-share for each multi-source track "
+                                                         "(every gold document in the top 10: FR@10).")
+    multi_near_share: float = option(MULTI_NEAR_SHARE, "World: as --near-share for each multi-source track (some "
+                                                       "gold documents in the top 10, not all).")
     dense_model: str = option("", "Dense model (default: all-MiniLM-L6-v2 shipped offline; the paper: Qwen3-Embedding-8B).")
     reranker: str = option("", "Cross-encoder reranking each retriever's top 100 (sentence-transformers; the paper: "
                                "Qwen3-Reranker-8B); rows named <retriever>+rerank. Empty: none.")
@@ -128,7 +138,9 @@ class EmbsBuild:
     def query_spec(self) -> QuerySpec:
         """The query set's constants (validated there)."""
         return QuerySpec(domains=self.domains, per_domain=self.queries_per_domain, collision_k=self.collision_k,
-                         described_share=self.described_share, found_share=self.found_share)
+                         described_share=self.described_share, reworded_share=self.reworded_share,
+                         found_share=self.found_share, near_share=self.near_share,
+                         multi_found_share=self.multi_found_share, multi_near_share=self.multi_near_share)
 
     def ladder_spec(self) -> LadderSpec:
         """The ladder's constants (validated there)."""

@@ -106,8 +106,14 @@ report shows the paper's reranked rows (Qwen3-Reranker-8B) only beside a release
 
 DESCRIBED_SHARE = 1.0
 """Default :attr:`QuerySpec.described_share` (OURS; calibrated, see the card's retrieval table)."""
-FOUND_SHARE = 0.55
-"""Default :attr:`QuerySpec.found_share` (OURS; calibrated against Table 3's BM25 64K row)."""
+REWORDED_SHARE = 1.0
+"""Default :attr:`QuerySpec.reworded_share` (OURS; the paper's queries are written by people and rewritten by a model)."""
+FOUND_SHARE, NEAR_SHARE = 0.55, 0.10
+"""Default :attr:`QuerySpec.found_share` and :attr:`QuerySpec.near_share` (OURS; calibrated against Table 3's BM25
+64K row, R@1 .655 and SR@10 .687: the paper's single-source misses are nearly all deep)."""
+MULTI_FOUND_SHARE, MULTI_NEAR_SHARE = 0.35, 0.55
+"""Default :attr:`QuerySpec.multi_found_share` and :attr:`QuerySpec.multi_near_share` (OURS; calibrated against
+Table 3's BM25 64K row, FR@10 .358 with SR@10 .687: most multi-source queries have one gold document in the top 10)."""
 SURPLUS = 4.0
 """Default :attr:`QuerySpec.surplus`."""
 
@@ -130,10 +136,18 @@ class QuerySpec:
         described_share: Share of queries (drawn per start entity) that refer to their entity by a unique
             description instead of its title (OURS, :mod:`generators.world.descriptions`): the world's lever
             for the paper's retrieval difficulty, calibrated against Table 3's 64K row.
+        reworded_share: Share of queries (drawn per start entity) worded unlike the articles: the lexicon's
+            :class:`~generators.world.lexicon.Rewording` for the asked relations, the description's clauses and the
+            kind noun (OURS, :class:`generators.embs.world_queries.Wording`).
         found_share: Calibration (OURS; the paper keeps 882 of 3,457 candidates and gives no rule): at most this
-            share of a domain's queries of each track are found outright by the build retriever over the whole
-            bank as Table 3 counts it (R@1 single-source, FR@10 multi-source), unless the other candidates run out
-            (:func:`generators.embs.calibration.found_outright`). 1.0 keeps candidate order.
+            share of a domain's single-source queries are found outright by the build retriever over the whole
+            bank as Table 3 counts it (R@1), unless the other candidates run out
+            (:func:`generators.embs.calibration.found_outright`).
+        near_share: Calibration: at most this share of a domain's single-source queries have their gold document in
+            the build retriever's top 10 without being found outright; the rest have it below
+            (:func:`generators.embs.calibration.outcome_caps`).
+        multi_found_share, multi_near_share: The same for each multi-source track (Track 1 and Track 2), found
+            outright meaning every gold document in the top 10 (FR@10) and near, at least one.
         surplus: Candidates drawn per quota slot, so calibration and the filters have a choice (OURS).
     """
 
@@ -144,7 +158,11 @@ class QuerySpec:
     collision_k: int = 10
     dedup_threshold: float = 0.95
     described_share: float = DESCRIBED_SHARE
+    reworded_share: float = REWORDED_SHARE
     found_share: float = FOUND_SHARE
+    near_share: float = NEAR_SHARE
+    multi_found_share: float = MULTI_FOUND_SHARE
+    multi_near_share: float = MULTI_NEAR_SHARE
     surplus: float = SURPLUS
 
     def __post_init__(self) -> None:
@@ -157,13 +175,21 @@ class QuerySpec:
             raise SpecError(f"single_share must be in [0, 1], got {self.single_share}")
         if self.neighbours < 1 or self.collision_k < 1:
             raise SpecError(f"neighbours and collision_k must be at least 1, got {self.neighbours}, {self.collision_k}")
-        for name in ("described_share", "found_share"):
+        for name in ("described_share", "reworded_share", "found_share", "near_share", "multi_found_share",
+                     "multi_near_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise SpecError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+        for found, near in (("found_share", "near_share"), ("multi_found_share", "multi_near_share")):
+            if getattr(self, found) + getattr(self, near) > 1.0:
+                raise SpecError(f"{found} + {near} must be at most 1, got {getattr(self, found)} + {getattr(self, near)}")
         if self.surplus < 1.0:
             raise SpecError(f"surplus must be at least 1, got {self.surplus}")
         if not 0.0 < self.dedup_threshold <= 1.0:
             raise SpecError(f"dedup_threshold must be in (0, 1], got {self.dedup_threshold}")
+
+    def outcome_shares(self, track: str) -> tuple[float, float]:
+        """``(found, near)`` shares of calibration for a track: single-source's for ``none``, else multi-source's."""
+        return (self.found_share, self.near_share) if track == "none" else (self.multi_found_share, self.multi_near_share)
 
     def quotas(self) -> dict[str, int]:
         """Queries per track in each domain: single-source first, the rest split 1:1 (rewrite gets the odd one)."""

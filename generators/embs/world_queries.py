@@ -15,10 +15,16 @@ spouse of the spouse of X" is X).
   it in the bank, and a conjunction question asks two facts stated in different pieces, so no single
   piece suffices (checked) while the two together do; RefList = those two pieces.
 
-A seeded share of queries (:attr:`QuerySpec.described_share`, drawn per start entity) refers to the
-start entity by a description instead of its name (:mod:`generators.world.descriptions`: "Who was the
-spouse of the novelist who was born in Lolan?"); the description's facts join the query's required
-facts, so every check above covers them. An entity with no unique description keeps its name.
+How a query is worded (:class:`Wording`, each share drawn per start entity):
+
+- a share refers to the start entity by a description instead of its name
+  (:mod:`generators.world.descriptions`: "Who was the spouse of the novelist who was born in Lolan?"); the
+  description's facts join the query's required facts, so every check above covers them. An entity with no
+  unique description keeps its name;
+- a share is *reworded*: its hops, clauses and kind noun come from the lexicon's
+  :class:`~generators.world.lexicon.Rewording`, which uses none of the articles' words for them ("Who was the
+  husband or wife of the fiction writer hailing from Lolan?"), so a lexical retriever is left with the names.
+  Only the words change: the hop chain, the facts and every check are the same.
 
 Candidates are drawn per domain from one seeded order of the domain's entities, a surplus beyond
 the quota so de-duplication and collision testing can drop some (the builder keeps the first
@@ -39,7 +45,6 @@ from generators.embs.spec import BENCHMARK
 from generators.embs.world_bank import article, piece_ranges
 from generators.seeding import rng_for
 from generators.world.descriptions import Description, describe, named
-from generators.world.lexicon import Lexicon
 from generators.world.model import Fact, World
 from generators.world.schema import HOPS, KIND_BY_ID, Hop
 from generators.world.solver import FactSolver, Unsolvable
@@ -51,6 +56,23 @@ ANSWER_JOINER: dict[str, str] = {"en": "; ", "zh": "；"}
 HOPS_OF_TYPE: dict[str, tuple[Hop, ...]] = {
     t: tuple(h for h in HOPS if t in h.subjects) for t in {t for h in HOPS for t in h.subjects}
 }
+
+@dataclass(frozen=True)
+class Wording:
+    """How queries are worded (OURS; issue 39's levers for the paper's retrieval difficulty).
+
+    Attributes:
+        described_share: Share of start entities referred to by a unique description instead of their name.
+        reworded_share: Share of queries worded in the lexicon's :class:`~generators.world.lexicon.Rewording`.
+    """
+
+    described_share: float = 0.0
+    reworded_share: float = 0.0
+
+    def reworded(self, seed: int, entity: int) -> bool:
+        """Whether the query from ``entity`` is reworded (drawn per start entity and seed)."""
+        return bool(rng_for(seed, BENCHMARK, "reword", entity).random() < self.reworded_share)
+
 
 RefKey = tuple[int, int]
 """A bank entry as ``(entity, piece)``; piece 0 is the whole article."""
@@ -71,6 +93,7 @@ class WorldQuery:
         required: The facts the answer is read from (one per hop).
         refs: The RefList as bank entries.
         mention: How the question refers to the start entity: ``name`` or ``description``.
+        wording: ``article`` (the articles' words) or ``reworded`` (:class:`Wording`).
     """
 
     key: str
@@ -84,6 +107,7 @@ class WorldQuery:
     required: tuple[Fact, ...]
     refs: tuple[RefKey, ...]
     mention: str = "name"
+    wording: str = "article"
 
 
 def candidate_order(world: World, domain: str, seed: int) -> array:
@@ -162,13 +186,14 @@ def _one_hop(world: World, solver: FactSolver, entity: int) -> list[tuple[Hop, i
 
 
 def reference(world: World, solver: FactSolver, entity: int, lang: str, seed: int, share: float,
-              usable: Sequence[Fact]) -> Description:
+              usable: Sequence[Fact], reworded: bool = False) -> Description:
     """How a query refers to ``entity``: with probability ``share`` (drawn per entity and seed) a unique
-    description by facts among ``usable``, else (or when it has none) its name."""
+    description by facts among ``usable`` (``reworded``: in the lexicon's rewording), else (or when it has none)
+    its name."""
     rng = rng_for(seed, BENCHMARK, "describe", entity)
     if rng.random() >= share:
         return named(world, entity, lang)
-    return describe(world, solver, entity, lang, rng, usable) or named(world, entity, lang)
+    return describe(world, solver, entity, lang, rng, usable, reworded) or named(world, entity, lang)
 
 
 def _usable(world: World, entity: int, asked: Collection[str], named_entities: Collection[int | str]) -> list[Fact]:
@@ -185,43 +210,55 @@ def _referred(world: World, lang: str, ref: Description, compose: Callable[..., 
     return (text, needed, ref.mention) if exact_evidence(world, lang, text, answer, needed, refs) else None
 
 
-def _refer_or_name(world: World, solver: FactSolver, entity: int, lang: str, seed: int, share: float,
+def _refer_or_name(world: World, solver: FactSolver, entity: int, lang: str, seed: int, wording: Wording,
                    usable: Sequence[Fact], compose: Callable[..., str], answer: int | str,
                    required: tuple[Fact, ...], refs: Collection[int]) -> tuple[str, tuple[Fact, ...], str] | None:
     """The question with its start entity described (:func:`reference`) when that is exact, else named."""
-    ref = reference(world, solver, entity, lang, seed, share, usable)
+    ref = reference(world, solver, entity, lang, seed, wording.described_share, usable, wording.reworded(seed, entity))
     described = _referred(world, lang, ref, compose, answer, required, refs) if ref.facts else None
     return described or _referred(world, lang, named(world, entity, lang), compose, answer, required, refs)
 
 
-def single_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int,
-                 described_share: float = 0.0) -> WorldQuery | None:
-    """A single-source 1-hop question about ``entity``, or None if it has no uniquely answered hop."""
+def hop_phrases(lang: str, reworded: bool) -> Mapping[str, tuple[str, str]]:
+    """The hop (description, question) templates of ``lang``: the articles' words, or the lexicon's rewording."""
     lex = LEXICONS[lang]
+    return lex.reworded.hops if reworded else lex.hops
+
+
+def _wording(reworded: bool) -> str:
+    return "reworded" if reworded else "article"
+
+
+def single_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int,
+                 wording: Wording = Wording()) -> WorldQuery | None:
+    """A single-source 1-hop question about ``entity``, or None if it has no uniquely answered hop."""
+    reworded = wording.reworded(seed, entity)
+    hops = hop_phrases(lang, reworded)
     options = []
     for hop, answer in _one_hop(world, solver, entity):
-        text, fact = lex.hops[hop.id][1].format(x=world.name(entity, lang)), required_fact(world, entity, hop, answer)
+        text, fact = hops[hop.id][1].format(x=world.name(entity, lang)), required_fact(world, entity, hop, answer)
         if exact_evidence(world, lang, text, answer, (fact,), (entity,)):
             options.append((hop, answer, fact))
     if not options:
         return None
     hop, answer, fact = options[int(rng_for(seed, BENCHMARK, "single", entity).integers(len(options)))]
-    referred = _refer_or_name(world, solver, entity, lang, seed, described_share,
-                              _usable(world, entity, {hop.relation}, {answer}), lex.hops[hop.id][1].format, answer,
+    referred = _refer_or_name(world, solver, entity, lang, seed, wording,
+                              _usable(world, entity, {hop.relation}, {answer}), hops[hop.id][1].format, answer,
                               (fact,), (entity,))
     assert referred is not None  # the named question was checked above
     text, required, mention = referred
     return WorldQuery(f"{domain}/none/e{entity}", text, _answer_text(world, answer, lang), lang, domain, "none",
-                      (hop.id,), (entity,), required, ((entity, 0),), mention)
+                      (hop.id,), (entity,), required, ((entity, 0),), mention, _wording(reworded))
 
 
 def rewrite_query(
     world: World, solver: FactSolver, entity: int, langs: Sequence[str], domain: str, seed: int,
-    neighbours: Neighbours, excluded: set[int], described_share: float = 0.0,
+    neighbours: Neighbours, excluded: set[int], wording: Wording = Wording(),
 ) -> WorldQuery | None:
     """A Track 1 two-hop question through a near, same-language, non-atomized neighbour, or None."""
     lang = langs[entity]
-    lex = LEXICONS[lang]
+    reworded = wording.reworded(seed, entity)
+    hops = hop_phrases(lang, reworded)
     near: set[int] | None = None
     options = []
     for hop1, mid in _one_hop(world, solver, entity):
@@ -235,30 +272,30 @@ def rewrite_query(
             continue
         for hop2, answer in _one_hop(world, solver, mid):
             required = (required_fact(world, entity, hop1, mid), required_fact(world, mid, hop2, answer))
-            text = _two_hops(lex, hop1, hop2, world.name(entity, lang))
+            text = _two_hops(hops, hop1, hop2, world.name(entity, lang))
             if exact_evidence(world, lang, text, answer, required, (entity, mid)):
                 options.append((hop1, mid, hop2, answer, required))
     if not options:
         return None
     hop1, mid, hop2, answer, required = options[int(rng_for(seed, BENCHMARK, "rewrite", entity).integers(len(options)))]
-    referred = _refer_or_name(world, solver, entity, lang, seed, described_share,
+    referred = _refer_or_name(world, solver, entity, lang, seed, wording,
                               _usable(world, entity, {hop1.relation}, {mid, answer}),
-                              lambda x: _two_hops(lex, hop1, hop2, x), answer, required, (entity, mid))
+                              lambda x: _two_hops(hops, hop1, hop2, x), answer, required, (entity, mid))
     assert referred is not None  # the named question was checked above
     text, required, mention = referred
     return WorldQuery(
         f"{domain}/rewrite/e{entity}", text, _answer_text(world, answer, lang), lang, domain, "rewrite",
-        (hop1.id, hop2.id), (entity, mid), required, ((entity, 0), (mid, 0)), mention,
+        (hop1.id, hop2.id), (entity, mid), required, ((entity, 0), (mid, 0)), mention, _wording(reworded),
     )
 
 
-def _two_hops(lex: Lexicon, hop1: Hop, hop2: Hop, x: str) -> str:
+def _two_hops(hops: Mapping[str, tuple[str, str]], hop1: Hop, hop2: Hop, x: str) -> str:
     """The question of ``hop2`` about the answer of ``hop1`` from the entity referred to as ``x``."""
-    return lex.hops[hop2.id][1].format(x=lex.hops[hop1.id][0].format(x=x))
+    return hops[hop2.id][1].format(x=hops[hop1.id][0].format(x=x))
 
 
 def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, domain: str, seed: int,
-                  described_share: float = 0.0) -> tuple[WorldQuery, list[tuple[int, int]]] | None:
+                  wording: Wording = Wording()) -> tuple[WorldQuery, list[tuple[int, int]]] | None:
     """A Track 2 conjunction question and the piece ranges of the atomized article, or None.
 
     The two facts asked for sit in different pieces; each piece is checked to state at most one
@@ -268,11 +305,12 @@ def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, doma
     art = article(world, entity, lang)
     facts = world.facts_of[entity]
     located = []
-    lex = LEXICONS[lang]
+    reworded = wording.reworded(seed, entity)
+    hops = hop_phrases(lang, reworded)
     name = world.name(entity, lang)
     for hop, answer in _one_hop(world, solver, entity):
         fact = required_fact(world, entity, hop, answer)
-        if not exact_evidence(world, lang, lex.hops[hop.id][1].format(x=name), answer, (fact,), (entity,)):
+        if not exact_evidence(world, lang, hops[hop.id][1].format(x=name), answer, (fact,), (entity,)):
             continue
         sentence = art.fact_sentences[facts.index(fact)]
         part = next((i for i, p in enumerate(art.parts) if sentence in p), None)
@@ -295,27 +333,27 @@ def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, doma
         return None
 
     def conjunction(x: str) -> str:
-        return CONJUNCTION[lang].format(first=lex.hops[first[0].id][1].format(x=x), second=lex.hops[second[0].id][1].format(x=x))
+        return CONJUNCTION[lang].format(first=hops[first[0].id][1].format(x=x), second=hops[second[0].id][1].format(x=x))
 
     answer = ANSWER_JOINER[lang].join(_answer_text(world, f[1], lang) for f in (first, second))
     allowed = set(_usable(world, entity, {first[0].relation, second[0].relation}, {first[1], second[1]}))
     usable = [f for f, sentence in zip(facts, art.fact_sentences)
               if f in allowed and any(sentence in texts[k] for k in piece_of)]  # stated by the RefList pieces
-    referred = _refer_or_name(world, solver, entity, lang, seed, described_share, usable, conjunction, answer,
+    referred = _refer_or_name(world, solver, entity, lang, seed, wording, usable, conjunction, answer,
                               (first[2], second[2]), (entity,))
     if referred is None:
         return None
     text, required, mention = referred
     query = WorldQuery(
         f"{domain}/atomize/e{entity}", text, answer, lang, domain, "atomize", (first[0].id, second[0].id), (entity,),
-        required, tuple((entity, k + 1) for k in piece_of), mention,
+        required, tuple((entity, k + 1) for k in piece_of), mention, _wording(reworded),
     )
     return query, ranges
 
 
 def plan_atomization(
     world: World, solver: FactSolver, langs: Sequence[str], orders: Mapping[str, Sequence[int]], wants: Mapping[str, int], seed: int,
-    described_share: float = 0.0,
+    wording: Wording = Wording(),
 ) -> tuple[list[WorldQuery], dict[int, list[tuple[int, int]]]]:
     """Track 2 candidates of every domain (``wants["atomize"]`` each) and the piece ranges of each atomized entity
     (before the bank exists)."""
@@ -326,7 +364,7 @@ def plan_atomization(
         for entity in order:
             if want == 0:
                 break
-            found = atomize_query(world, solver, entity, langs[entity], domain, seed, described_share)
+            found = atomize_query(world, solver, entity, langs[entity], domain, seed, wording)
             if found is not None:
                 queries.append(found[0])
                 atomized[entity] = found[1]
@@ -336,7 +374,7 @@ def plan_atomization(
 
 def compose_rest(
     world: World, solver: FactSolver, langs: Sequence[str], orders: Mapping[str, Sequence[int]], wants: Mapping[str, int],
-    seed: int, neighbours: Neighbours, atomized: set[int], described_share: float = 0.0,
+    seed: int, neighbours: Neighbours, atomized: set[int], wording: Wording = Wording(),
 ) -> list[WorldQuery]:
     """Track 1 and single-source candidates of every domain (``wants`` of each track), one query per start entity, none
     touching an atomized one."""
@@ -350,9 +388,9 @@ def compose_rest(
                 continue
             query = None
             if want["rewrite"]:
-                query = rewrite_query(world, solver, entity, langs, domain, seed, neighbours, atomized, described_share)
+                query = rewrite_query(world, solver, entity, langs, domain, seed, neighbours, atomized, wording)
             if query is None and want["none"]:
-                query = single_query(world, solver, entity, langs[entity], domain, seed, described_share)
+                query = single_query(world, solver, entity, langs[entity], domain, seed, wording)
             if query is not None:
                 queries.append(query)
                 want[query.track] -= 1

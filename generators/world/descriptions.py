@@ -57,9 +57,10 @@ def _sharing(world: World, solver: FactSolver, fact: Fact) -> set[int]:
 
 
 def describe(world: World, solver: FactSolver, entity: int, lang: str, rng: np.random.Generator,
-             usable: Sequence[Fact]) -> Description | None:
+             usable: Sequence[Fact], reworded: bool = False) -> Description | None:
     """A description of ``entity`` by its kind and at most :data:`MAX_CLAUSES` of the facts ``usable`` (those the
-    caller allows, e.g. not the asked one), that fits no other entity of its kind; None when none is unique."""
+    caller allows, e.g. not the asked one), that fits no other entity of its kind; None when none is unique.
+    ``reworded``: in the lexicon's :class:`~generators.world.lexicon.Rewording` (see :func:`render`)."""
     facts = [f for f in usable if f.subject == entity and f.object is not None and f.relation in DESCRIBING_RELATIONS]
     facts = [facts[i] for i in rng.permutation(len(facts)).tolist()]
     sharing: dict[Fact, set[int]] = {}  # filled as combinations ask: the first unique single fact usually ends it
@@ -72,14 +73,17 @@ def describe(world: World, solver: FactSolver, entity: int, lang: str, rng: np.r
     for size in range(1, MAX_CLAUSES + 1):
         for chosen in combinations(facts, size):
             if set.intersection(*(shared(f) for f in chosen)) == {entity}:
-                return Description(render(world, entity, lang, chosen), chosen)
+                return Description(render(world, entity, lang, chosen, reworded), chosen)
     return None
 
 
-def render(world: World, entity: int, lang: str, facts: Sequence[Fact]) -> str:
+def render(world: World, entity: int, lang: str, facts: Sequence[Fact], reworded: bool = False) -> str:
     """The description of ``entity`` by ``facts`` in ``lang``: "the novelist who was born in Lolan and who
-    studied at Tarvo University", "出生于洛兰、毕业于塔沃大学的小说家"."""
+    studied at Tarvo University", "出生于洛兰、毕业于塔沃大学的小说家"; ``reworded``, in words the articles do not
+    use for the kind or the facts: "the fiction writer hailing from Lolan", "老家在洛兰的写故事的作家"."""
     lex = LEXICONS[lang]
-    clauses = lex.clause_sep.join(lex.clauses[f.relation].format(o=world.name(f.object, lang)) for f in facts
+    kind = world.entities[entity].kind
+    templates, noun = (lex.reworded.clauses, lex.reworded.kinds[kind]) if reworded else (lex.clauses, lex.kinds[kind][0])
+    clauses = lex.clause_sep.join(templates[f.relation].format(o=world.name(f.object, lang)) for f in facts
                                   if f.object is not None)
-    return lex.described.format(kind=lex.kinds[world.entities[entity].kind][0], clauses=clauses)
+    return lex.described.format(kind=noun, clauses=clauses)

@@ -22,6 +22,25 @@ PRONOUN_KEYS = ("male", "female", "place", "organization", "work")
 
 
 @dataclass(frozen=True)
+class Rewording:
+    """A question's words unlike the articles' (EMB-S's reworded queries, OURS): what a person who had not read the
+    article would ask ("Who was the mom of the fiction writer who hailed from Lolan?"), so that a lexical retriever
+    finds only the names.
+
+    Attributes:
+        hops: Hop id -> (description, question) as :attr:`Lexicon.hops`, worded with none of the content words of
+            the relation's fact templates.
+        clauses: Relation -> relative clause as :attr:`Lexicon.clauses`, likewise.
+        kinds: Kind id -> a bare noun phrase for the kind that is not its article noun, one per kind (distinct, so
+            a description stays exact).
+    """
+
+    hops: Mapping[str, tuple[str, str]]
+    clauses: Mapping[str, str]
+    kinds: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class Lexicon:
     """All the text of the world in one language.
 
@@ -50,6 +69,7 @@ class Lexicon:
         list_sep: Separator between items of that list.
         sentence_sep: What joins sentences in a paragraph (a space in English, nothing in Chinese).
         format_count: Writes a count such as a population (``412,000``; ``41.2万``).
+        reworded: The same questions and descriptions in words unlike the articles' (:class:`Rewording`).
     """
 
     lang: str
@@ -70,6 +90,7 @@ class Lexicon:
     list_sep: str
     sentence_sep: str
     format_count: Callable[[int], str]
+    reworded: Rewording
 
 
 def fields_of(template: str) -> set[str]:
@@ -114,19 +135,26 @@ def check_lexicon(lex: Lexicon) -> list[str]:
     need(lex.sections, sorted({s for ss in SECTIONS_OF_CLASS.values() for s in ss}), "section heading", frozenset(), 2)
     need(lex.filler, classes, "filler frame", FILLER_FIELDS, 40)
     need(lex.topics, DOMAINS, "topic", frozenset(), 25)
-    for hop in HOPS:
-        pair = lex.hops.get(hop.id)
-        if not pair or len(pair) != 2:
-            problems.append(f"{lex.lang}: hop {hop.id!r} needs (description, question)")
-            continue
-        desc, ask = pair
-        if hop.answer == "entity" and fields_of(desc) != {"x"}:
-            problems.append(f"{lex.lang}: hop {hop.id!r} description must use exactly {{x}}")
-        if fields_of(ask) != {"x"}:
-            problems.append(f"{lex.lang}: hop {hop.id!r} question must use exactly {{x}}")
-    for relation in DESCRIBING_RELATIONS:
-        if fields_of(lex.clauses.get(relation, "")) != {"o"}:
-            problems.append(f"{lex.lang}: clause for {relation!r} must use exactly {{o}}")
+    for hops, what in ((lex.hops, "hop"), (lex.reworded.hops, "reworded hop")):
+        for hop in HOPS:
+            pair = hops.get(hop.id)
+            if not pair or len(pair) != 2:
+                problems.append(f"{lex.lang}: {what} {hop.id!r} needs (description, question)")
+                continue
+            desc, ask = pair
+            if hop.answer == "entity" and fields_of(desc) != {"x"}:
+                problems.append(f"{lex.lang}: {what} {hop.id!r} description must use exactly {{x}}")
+            if fields_of(ask) != {"x"}:
+                problems.append(f"{lex.lang}: {what} {hop.id!r} question must use exactly {{x}}")
+    for clauses, what in ((lex.clauses, "clause"), (lex.reworded.clauses, "reworded clause")):
+        for relation in DESCRIBING_RELATIONS:
+            if fields_of(clauses.get(relation, "")) != {"o"}:
+                problems.append(f"{lex.lang}: {what} for {relation!r} must use exactly {{o}}")
+    reworded_kinds = [lex.reworded.kinds.get(kind.id, "") for kind in KINDS]
+    if not all(reworded_kinds) or len(set(reworded_kinds)) != len(KINDS):
+        problems.append(f"{lex.lang}: reworded kinds must name every kind, each with its own noun")
+    if set(reworded_kinds) & {noun for noun, _ in lex.kinds.values()}:
+        problems.append(f"{lex.lang}: a reworded kind is an article's kind noun")
     if fields_of(lex.described) != {"kind", "clauses"}:
         problems.append(f"{lex.lang}: described must use exactly {{kind}} and {{clauses}}")
     for key in PRONOUN_KEYS:

@@ -10,7 +10,7 @@ either gender and for the living and the dead alike. Descriptions of hops start 
 
 from __future__ import annotations
 
-from generators.world.lexicon import Lexicon
+from generators.world.lexicon import Lexicon, Rewording
 from generators.world.prose_en import FILLER, TOPICS, sentences
 
 KINDS: dict[str, tuple[str, str]] = {
@@ -250,6 +250,84 @@ CLAUSES: dict[str, str] = {
 }
 """Relative clauses describing an entity by one of its facts (issue 39's described queries, OURS)."""
 
+REWORDED = Rewording(
+    hops={
+        'located_in>continent': ('the landmass containing {x}', 'Which landmass contains {x}?'),
+        'located_in>country': ('the nation containing {x}', 'Which nation contains {x}?'),
+        'located_in>city': ('the municipality hosting {x}', 'Which municipality hosts {x}?'),
+        'capital>city': ('the seat of government of {x}', 'Where is the seat of government of {x}?'),
+        'headquartered_in>city': ('the municipality {x} operates out of', 'Out of which municipality does {x} operate?'),
+        'founded_by>person': ('the person who started {x}', 'Who started {x}?'),
+        'formed_in>city': ('the municipality where {x} first assembled', 'Where did {x} first assemble?'),
+        'born_in>city': ('the hometown of {x}', 'What is the hometown of {x}?'),
+        'died_in>city': ('the municipality where {x} breathed their last', 'Where did {x} breathe their last?'),
+        'educated_at>university': ('the school that counts {x} among its alumni', 'Which school counts {x} among its alumni?'),
+        'employed_by>organization': ('the body that had {x} on its payroll', 'Which body had {x} on its payroll?'),
+        'spouse>person': ('the husband or wife of {x}', 'Who was the husband or wife of {x}?'),
+        'father>person': ('the dad of {x}', 'Who was the dad of {x}?'),
+        'mother>person': ('the mom of {x}', 'Who was the mom of {x}?'),
+        'member_of>band': ('the ensemble {x} played in', 'Which ensemble did {x} play in?'),
+        'party_member>party': ('the faction {x} signed up to', 'Which faction did {x} sign up to?'),
+        'performed_by>performer': ('the artist who sang {x}', 'Who sang {x}?'),
+        'written_by>person': ('the person who penned {x}', 'Who penned {x}?'),
+        'published_by>publication': ('the outlet that printed {x}', 'Which outlet printed {x}?'),
+        'directed_by>person': ('the person who helmed {x}', 'Who helmed {x}?'),
+        'produced_by>company': ('the firm that financed {x}', 'Which firm financed {x}?'),
+        'founded>year': ('', 'In which year did {x} start out?'),
+        'born_in>year': ('', 'In which year did {x} come into the world?'),
+        'died_in>year': ('', 'In which year did {x} breathe their last?'),
+        'released>year': ('', 'In which year did {x} hit the market?'),
+        'published>year': ('', 'In which year did {x} hit the shelves?'),
+    },
+    clauses={
+        'located_in': 'found inside {o}', 'capital': 'with {o} as seat of government',
+        'headquartered_in': 'that operates out of {o}', 'formed_in': 'that first assembled in {o}',
+        'founded_by': 'that {o} started', 'born_in': 'hailing from {o}', 'father': 'whose dad was {o}',
+        'mother': 'whose mom was {o}', 'educated_at': 'who was an alumnus of {o}',
+        'employed_by': 'who was on the payroll of {o}', 'member_of': 'who played in {o}',
+        'party_member': 'who signed up to {o}', 'died_in': 'who breathed their last in {o}',
+        'performed_by': 'sung by {o}', 'written_by': 'that {o} penned', 'published_by': 'that {o} printed',
+        'directed_by': 'helmed by {o}', 'produced_by': 'that {o} financed',
+    },
+    kinds={
+        'continent': 'landmass', 'republic': 'nation without a monarch', 'kingdom': 'monarchy',
+        'federation': 'union of states', 'city': 'municipality', 'town': 'township',
+        'port_city': 'harbour municipality', 'river': 'waterway', 'island': 'isle',
+        'university': 'institution of higher learning', 'medical_school': 'college for doctors',
+        'law_school': 'college for attorneys', 'institute_of_technology': 'polytechnic',
+        'school_of_economics': 'college of commerce',
+        'institute_of_mathematics': 'research centre for arithmetic and geometry',
+        'academy_of_arts': 'college for painters and sculptors',
+        'institute_of_history': 'research centre for the past', 'pharmaceutical_company': 'drug maker',
+        'software_company': 'maker of computer programs', 'engineering_company': 'construction and design firm',
+        'bank': 'lender', 'insurance_company': 'insurer', 'law_firm': 'legal practice',
+        'publishing_house': 'press', 'film_studio': 'motion-picture maker', 'analytics_firm': 'data consultancy',
+        'education_company': 'learning provider', 'auction_house': 'auctioneer',
+        'rock_band': 'hard-rocking outfit', 'folk_band': 'troupe of acoustic balladeers',
+        'jazz_ensemble': 'swing combo', 'political_party': 'faction',
+        'medical_journal': 'periodical of medicine', 'historical_review': 'periodical on the past',
+        'education_journal': 'periodical on schooling',
+        'mathematics_journal': 'periodical on arithmetic and geometry',
+        'literary_magazine': 'periodical of letters', 'law_review': 'periodical of jurisprudence',
+        'technology_magazine': 'periodical on gadgets', 'financial_newspaper': 'business paper',
+        'daily_newspaper': 'everyday paper', 'physician': 'doctor', 'surgeon': 'surgical specialist',
+        'nurse': 'hospital caregiver', 'historian': 'scholar of the past',
+        'archaeologist': 'excavator of ancient sites', 'teacher': 'schoolteacher', 'educator': 'pedagogue',
+        'mathematician': 'scholar of numbers', 'statistician': 'analyst of data', 'novelist': 'fiction writer',
+        'poet': 'versifier', 'journalist': 'reporter', 'musician': 'instrumentalist', 'singer': 'vocalist',
+        'film_director': 'filmmaker', 'actor': 'thespian', 'lawyer': 'attorney', 'judge': 'magistrate',
+        'politician': 'public office holder', 'engineer': 'technical designer',
+        'software_developer': 'programmer', 'banker': 'financier', 'economist': 'scholar of markets',
+        'entrepreneur': 'businessperson', 'song': 'tune', 'novel': 'work of fiction',
+        'poetry_collection': 'book of verse', 'medical_textbook': 'manual of medicine',
+        'history_book': 'chronicle', 'textbook': 'course book',
+        'mathematics_monograph': 'study in arithmetic and geometry', 'legal_treatise': 'study of jurisprudence',
+        'technology_book': 'volume on gadgets', 'economics_book': 'volume on markets',
+        'feature_film': 'motion picture', 'documentary_film': 'non-fiction picture',
+    },
+)
+"""The questions and descriptions worded unlike the articles (:class:`Rewording`; issue 39's reworded queries, OURS)."""
+
 LEXICON = Lexicon(
     lang="en",
     kinds=KINDS,
@@ -275,4 +353,5 @@ LEXICON = Lexicon(
     list_sep=", ",
     sentence_sep=" ",
     format_count=lambda n: f"{n:,}",
+    reworded=REWORDED,
 )

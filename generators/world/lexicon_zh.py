@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from generators.world.lexicon import Lexicon
+from generators.world.lexicon import Lexicon, Rewording
 
 
 def _sentences(text: str) -> tuple[str, ...]:
@@ -443,6 +443,54 @@ CLAUSES: dict[str, str] = {
 }
 """描述实体的定语从句：以实体的一条事实指称它（issue 39 的描述式查询，OURS）。"""
 
+REWORDED = Rewording(
+    hops={
+        'located_in>continent': ('{x}所处的那块大陆', '{x}归哪块大陆？'), 'located_in>country': ('{x}归入的那一国度', '{x}归哪一国度？'),
+        'located_in>city': ('{x}扎根的那座都市', '{x}扎根在哪座都市？'), 'capital>city': ('{x}的国都', '{x}把国都定在哪里？'),
+        'headquartered_in>city': ('{x}大本营的驻地', '{x}的大本营在哪里？'), 'founded_by>person': ('开办{x}的人', '{x}是谁开办的？'),
+        'formed_in>city': ('{x}起家的地方', '{x}在哪里起家？'), 'born_in>city': ('{x}的老家', '{x}的老家在哪里？'),
+        'died_in>city': ('{x}离世的地方', '{x}在哪里离世？'), 'educated_at>university': ('{x}的母校', '{x}的母校是哪里？'),
+        'employed_by>organization': ('{x}供职的单位', '{x}在哪个单位供职？'), 'spouse>person': ('{x}的另一半', '{x}的另一半是谁？'),
+        'father>person': ('{x}的爸爸', '{x}的爸爸是谁？'), 'mother>person': ('{x}的妈妈', '{x}的妈妈是谁？'),
+        'member_of>band': ('{x}效力的组合', '{x}效力于哪个组合？'), 'party_member>party': ('{x}所属的党派', '{x}属于哪个党派？'),
+        'performed_by>performer': ('献唱{x}的人', '{x}是谁献唱的？'), 'written_by>person': ('执笔{x}的人', '{x}是谁执笔的？'),
+        'published_by>publication': ('印行{x}的媒体', '{x}由哪家媒体印行？'), 'directed_by>person': ('{x}的掌镜人', '{x}是谁掌镜的？'),
+        'produced_by>company': ('投拍{x}的机构', '{x}由哪家机构投拍？'), 'founded>year': ('', '{x}是哪一年开办的？'),
+        'born_in>year': ('', '{x}是哪一年降生的？'), 'died_in>year': ('', '{x}是哪一年离世的？'),
+        'released>year': ('', '{x}是哪一年面世的？'), 'published>year': ('', '{x}是哪一年付梓的？'),
+    },
+    clauses={
+        'located_in': '处在{o}版图上', 'capital': '以{o}为国都', 'headquartered_in': '大本营在{o}', 'formed_in': '在{o}起家',
+        'founded_by': '由{o}开办', 'born_in': '老家在{o}', 'father': '爸爸是{o}', 'mother': '妈妈是{o}',
+        'educated_at': '母校是{o}', 'employed_by': '在{o}供职', 'member_of': '效力于{o}', 'party_member': '属于{o}',
+        'died_in': '在{o}离世', 'performed_by': '由{o}献唱', 'written_by': '由{o}执笔', 'published_by': '由{o}印行',
+        'directed_by': '由{o}掌镜', 'produced_by': '由{o}投拍',
+    },
+    kinds={
+        'continent': '大陆板块', 'republic': '民选元首之国', 'kingdom': '君主国', 'federation': '多州合组之国', 'city': '都市',
+        'town': '小镇', 'port_city': '海港都市', 'river': '水道', 'island': '海岛', 'university': '高等学府',
+        'medical_school': '培养大夫的学府', 'law_school': '培养讼师的学府', 'institute_of_technology': '工科学府',
+        'school_of_economics': '商科学府', 'institute_of_mathematics': '算学机构', 'academy_of_arts': '绘画雕塑学府',
+        'institute_of_history': '治史机构', 'pharmaceutical_company': '药企', 'software_company': '程序开发企业',
+        'engineering_company': '建造企业', 'bank': '放贷机构', 'insurance_company': '承保机构', 'law_firm': '律所',
+        'publishing_house': '书局', 'film_studio': '影业', 'analytics_firm': '咨询企业', 'education_company': '培训机构',
+        'auction_house': '竞拍商号', 'rock_band': '重型音乐组合', 'folk_band': '乡谣组合', 'jazz_ensemble': '布鲁斯组合',
+        'political_party': '党派', 'medical_journal': '医科刊物', 'historical_review': '治史刊物',
+        'education_journal': '育人刊物', 'mathematics_journal': '算学刊物', 'literary_magazine': '文艺刊物',
+        'law_review': '法政刊物', 'technology_magazine': '技术刊物', 'financial_newspaper': '商业报章',
+        'daily_newspaper': '每天出刊的报章', 'physician': '大夫', 'surgeon': '主刀大夫', 'nurse': '看护', 'historian': '史家',
+        'archaeologist': '田野发掘学者', 'teacher': '老师', 'educator': '育人名家', 'mathematician': '算学名家',
+        'statistician': '计量学者', 'novelist': '写故事的作家', 'poet': '诗作者', 'journalist': '新闻采写人', 'musician': '乐手',
+        'singer': '唱将', 'film_director': '拍片人', 'actor': '艺人', 'lawyer': '辩护人', 'judge': '审判员',
+        'politician': '从政者', 'engineer': '技术专家', 'software_developer': '程序员', 'banker': '金融家',
+        'economist': '研究市场的学者', 'entrepreneur': '商人', 'song': '曲子', 'novel': '长篇故事', 'poetry_collection': '诗作合集',
+        'medical_textbook': '医科课本', 'history_book': '史书', 'textbook': '课本', 'mathematics_monograph': '演算专书',
+        'legal_treatise': '法律专书', 'technology_book': '技术专书', 'economics_book': '商业专书', 'feature_film': '故事片',
+        'documentary_film': '纪实影片',
+    },
+)
+"""The questions and descriptions worded unlike the articles (:class:`Rewording`; issue 39's reworded queries, OURS)."""
+
 LEXICON = Lexicon(
     lang="zh",
     kinds=KINDS,
@@ -465,4 +513,5 @@ LEXICON = Lexicon(
     list_sep="、",
     sentence_sep="",
     format_count=format_count,
+    reworded=REWORDED,
 )

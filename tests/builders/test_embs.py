@@ -19,20 +19,21 @@ import pytest
 
 from builders import embs_world
 from builders.embs import EmbsBuild, build, context_config, demo_spec
+from builders.embs_world import compose_queries, grow
 from builders.options import reproducing_command
 from builders.retrieval import ladder
 from builders.retrieval.bm25 import BM25Retriever
 from builders.retrieval.cache import RetrievalCache
-from builders.retrieval.ladder import Bank, rank_corpus, rank_ladder, retrieval_rows
-from builders.embs_world import compose_queries, grow
 from builders.retrieval.dense import DenseRetriever
+from builders.retrieval.ladder import Bank, rank_corpus, rank_ladder, retrieval_rows
 from builders.validate import validate_release
 from generators.embs.calibration import hashed_bag_of_words
+from generators.embs.collisions import oracle_label, with_mirrors
 from generators.embs.ladder import Corpus
 from generators.embs.spec import QuerySpec, scale_sort_key, scale_tokens
 from generators.embs.world_bank import render_entry, stated_facts
-from generators.embs.collisions import oracle_label, with_mirrors
 from generators.embs.world_queries import (
+    Wording,
     answer_in_question,
     candidate_order,
     needs_every_reference,
@@ -218,7 +219,8 @@ def test_oracle_guarantees(composed) -> None:
     spec = WORLD.query_spec()
     orders = {d: candidate_order(world, d, WORLD.seed) for d in spec.domains}
     wants = {track: surplus(quota, spec.surplus) for track, quota in spec.quotas().items()}
-    atoms, atomized = plan_atomization(world, solver, langs, orders, wants, WORLD.seed, spec.described_share)
+    atoms, atomized = plan_atomization(world, solver, langs, orders, wants, WORLD.seed,
+                                       Wording(spec.described_share, spec.reworded_share))
     assert atomized.keys() == {e.entity for e in wbank.entries if e.pieces}
     assert {q["track"] for q in queries} == {"none", "rewrite", "atomize"}  # the small world has every kind
     by_key = {f"embs/{q.key}": q for q in atoms}
@@ -258,12 +260,14 @@ def test_no_query_is_answered_by_one_document_or_by_its_own_question(composed) -
     for entity in range(len(world.entities)):
         if world.entities[entity].twin_of is not None:
             continue
-        for query in (rewrite_query(world, solver, entity, wbank.langs, "x", WORLD.seed, everyone, set(), 1.0),
-                      single_query(world, solver, entity, wbank.langs[entity], "x", WORLD.seed, 1.0)):
+        wording = Wording(described_share=1.0, reworded_share=0.5)
+        for query in (rewrite_query(world, solver, entity, wbank.langs, "x", WORLD.seed, everyone, set(), wording),
+                      single_query(world, solver, entity, wbank.langs[entity], "x", WORLD.seed, wording)):
             if query is None:
                 continue
             made[query.track] += 1
             made[query.mention] += 1
+            made[query.wording] += 1
             alone = [e for e, stated in enumerate(statements) if set(query.required) <= stated]
             assert alone == ([query.path[0]] if query.track == "none" else []), (query.query, query.answer, alone)
             stating = {e for f in query.required for e, stated in enumerate(statements) if f in stated}
@@ -271,6 +275,7 @@ def test_no_query_is_answered_by_one_document_or_by_its_own_question(composed) -
             assert query.answer.casefold() not in query.query.casefold()
             assert "spouse>person" not in query.hops
     assert made["rewrite"] >= 20 and made["none"] >= 50 and made["description"] >= 50 and made["name"] >= 20
+    assert made["reworded"] >= 20 and made["article"] >= 20
 
 
 def test_the_card_gives_the_track_1_hop_mix_of_the_release(release: Path) -> None:
@@ -323,8 +328,8 @@ class HashingEncoder:
     prompts: dict[str, str] = {}
 
     def encode(self, texts: Sequence[str], **_: object) -> np.ndarray:
-        from builders.retrieval.ladder import cjk_bigrams
         from builders.retrieval.bm25 import tokenize
+        from builders.retrieval.ladder import cjk_bigrams
         vectors = hashed_bag_of_words(tokenize([cjk_bigrams(t) for t in texts]))
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 

@@ -205,3 +205,32 @@ def test_dates_counts_and_separators():
     assert {n: zh.format_count(n) for n in cases} == cases
     assert (en.see_also, en.list_sep, en.sentence_sep) == ("See also", ", ", " ")
     assert (zh.see_also, zh.list_sep, zh.sentence_sep) == ("参见", "、", "")
+
+
+def _terms(template: str, lang: str) -> set[str]:
+    """What BM25 matches of a template (EMB-S's analysis: plain words, Chinese as character bigrams), fields removed."""
+    from builders.retrieval.analysis import plain_analyze
+    from builders.retrieval.ladder import cjk_bigrams
+
+    text = re.sub(r"\{\w+\}", " ", template)
+    return set(plain_analyze([cjk_bigrams(text) if lang == "zh" else text])[0])
+
+
+def _fact_terms(lex: Lexicon, relation: str) -> set[str]:
+    return {t for key, variants in lex.facts.items() if key.split(":")[0] == relation
+            for v in variants for t in _terms(v, lex.lang)}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_reworded_questions_share_no_term_with_the_articles_facts(lang: str) -> None:
+    """Issue 39: a reworded hop, clause or kind noun gives a lexical retriever nothing of the article's wording for
+    that relation or kind to match (only the names the question carries), as a paraphrasing person's question would."""
+    lex = LEXICONS[lang]
+    for hop in HOPS:
+        for template in lex.reworded.hops[hop.id]:
+            assert not _terms(template, lang) & _fact_terms(lex, hop.relation), (hop.id, template)
+        assert lex.reworded.hops[hop.id] != lex.hops[hop.id]
+    for relation, template in lex.reworded.clauses.items():
+        assert not _terms(template, lang) & _fact_terms(lex, relation), (relation, template)
+    for kind in KINDS:
+        assert not _terms(lex.reworded.kinds[kind.id], lang) & _terms(lex.kinds[kind.id][0], lang), kind.id
