@@ -13,10 +13,10 @@ answers of a 135M model.
 Why the two scales fall on either side of the window. Prompts are counted in the model's own tokens (the A.2
 footnote's point), and SmolLM2's tokenizer (49K vocabulary, English-centric) spends ~1.05 tokens per qwen2.5
 token on English and ~2.5 on Chinese; the synthetic world is bilingual, and which language an article is in
-depends on the world's size and on which queries are drawn. With ``ENTITIES`` = 220 the medical corpora (the
-first row of each config, the one ``--limit 1`` takes) are: at 2K, English documents of 1,742 qwen2.5 tokens,
-inside 3,072 SmolLM2 tokens; at 4K, English and Chinese documents of 3,495 qwen2.5 tokens, over it. Most sizes
-from 170 to 260 give a Chinese 2K medical corpus, which does not fit. The world is seeded, so these numbers are
+depends on the world's size, the seed and which queries are drawn. With ``ENTITIES`` = 220 and ``SEED`` = 2 the
+medical corpora (the first row of each config, the one ``--limit 1`` takes) are: at 2K, five English documents of
+1,467 qwen2.5 tokens, inside 3,072 SmolLM2 tokens; at 4K, English and Chinese documents of 3,302 qwen2.5 tokens,
+over it. Seeds 0, 1, 3, 4, 5 and 7 draw a Chinese medical query, whose 2K corpus does not fit. The world is seeded, so these numbers are
 fixed; the margins are asserted below with the counts in the message, should a builder change move them. Sizes are the smallest that show both outcomes: prefill is the test's cost,
 which the server's model, cut to its first blocks (:func:`tests.eval.test_llamacpp.served_shallow_model`), keeps
 near 2 s.
@@ -58,6 +58,7 @@ CONFIGS = (f"contexts-{FITS}", f"contexts-{OVER}")
 DOMAINS = ("medical", "history")
 QUERIES_PER_DOMAIN = 1
 ENTITIES = 220  # see the module docstring
+SEED = 2  # ditto
 ROWS_PER_SCALE = len(DOMAINS) * QUERIES_PER_DOMAIN  # one localize row per query and scale
 SAMPLES_PER_SCALE = 1  # the run's --limit: one row of each scale shows its outcome (each costs ~2K tokens of prefill)
 CHAT = "POST /v1/chat/completions"
@@ -74,7 +75,7 @@ def server(tmp_path_factory, served_shallow_model: Path) -> Iterator[Server]:  #
 def release(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("release") / "embs"
     spec = EmbsBuild(entities=ENTITIES, queries_per_domain=QUERIES_PER_DOMAIN, domains=DOMAINS, base_scale=FITS,
-                     retrievers=("bm25",), materialize=OVER, generation_reserve=MAX_TOKENS)
+                     retrievers=("bm25",), materialize=OVER, generation_reserve=MAX_TOKENS, seed=SEED)
     report = build(spec, out, progress=False)
     assert report.rows["queries"] == ROWS_PER_SCALE, report.rows
     assert {config: report.rows.get(config) for config in CONFIGS} == {config: len(DOMAINS) for config in CONFIGS}
