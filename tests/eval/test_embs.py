@@ -380,3 +380,24 @@ def test_a_live_retriever_must_be_bm25_or_dense(small_release, tmp_path):
                                        "--base-url", "http://127.0.0.1:9/v1", "--live-retriever", "splade"])
     assert result.exit_code == 2 and "expected bm25, dense or dense:<model>, got 'splade'" in result.output
 
+
+
+def test_live_dense_ranks_with_the_release_s_own_dense_model(small_release, monkeypatch):
+    """``--live-retriever dense`` ranks with the dense model the release was built with (its manifest's build
+    arguments), ``dense:<model>`` with the one named; not with a default the release never used."""
+    from builders.retrieval import ladder
+
+    class Seen(Exception):
+        pass
+
+    models = []
+
+    def bank(titles, texts, dense_model=None, **_):
+        models.append(dense_model)
+        raise Seen
+
+    monkeypatch.setattr(ladder, "Bank", bank)
+    for retriever in ("dense", "dense:some/model"):
+        with pytest.raises(Seen):
+            all_rows(small_release, ["rankings"], TaskOptions(rag_k=5, live_retriever=retriever))
+    assert models == [SMALL.dense_model, "some/model"] and SMALL.dense_model == "multilingual-e5-small"

@@ -137,10 +137,12 @@ class EmbsRows:
 
 def _rank_live(release: Release, retriever: str, scales: Collection[str] | None,
                queries: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Rank the release's ladder corpora (those of ``scales``, all without) with ``retriever`` for their queries."""
+    """Rank the release's ladder corpora (those of ``scales``, all without) with ``retriever`` for their queries; a
+    bare ``dense`` ranks with the release's own dense model (its build's ``dense_model``)."""
     from builders.retrieval.ladder import Bank, rank_ladder
 
     name, _, model = retriever.partition(":")
+    model = model or str(((release.manifest.get("build") or {}).get("args") or {}).get("dense_model") or "")
     ladder = [row for row in release.iter_rows("ladder", "test") if not scales or row["scale"] in scales]
     members = np.unique(np.concatenate([np.asarray(row["doc_ids"], dtype=np.int64) for row in ladder])) if ladder else \
         np.zeros(0, dtype=np.int64)
