@@ -23,7 +23,7 @@ How a query is worded (:class:`Wording`, each share drawn per start entity):
   unique description keeps its name;
 - a share is *reworded*: its hops, clauses and kind noun come from the lexicon's
   :class:`~generators.world.lexicon.Rewording`, which uses none of the articles' words for them ("Who was the
-  husband or wife of the fiction writer hailing from Lolan?"), so a lexical retriever is left with the names.
+  husband or wife of the fiction writer whose hometown was Lolan?"), so a lexical retriever is left with the names.
   Only the words change: the hop chain, the facts and every check are the same.
 
 Candidates are drawn per domain from one seeded order of the domain's entities, a surplus beyond

@@ -80,7 +80,7 @@ def describe(world: World, solver: FactSolver, entity: int, lang: str, rng: np.r
 def render(world: World, entity: int, lang: str, facts: Sequence[Fact], reworded: bool = False) -> str:
     """The description of ``entity`` by ``facts`` in ``lang``: "the novelist who was born in Lolan and who
     studied at Tarvo University", "出生于洛兰、毕业于塔沃大学的小说家"; ``reworded``, in words the articles do not
-    use for the kind or the facts: "the fiction writer hailing from Lolan", "老家在洛兰的写故事的作家"."""
+    use for the kind or the facts: "the fiction writer whose hometown was Lolan", "老家在洛兰的写故事的作家"."""
     lex = LEXICONS[lang]
     kind = world.entities[entity].kind
     templates, noun = (lex.reworded.clauses, lex.reworded.kinds[kind]) if reworded else (lex.clauses, lex.kinds[kind][0])

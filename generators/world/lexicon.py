@@ -24,7 +24,7 @@ PRONOUN_KEYS = ("male", "female", "place", "organization", "work")
 @dataclass(frozen=True)
 class Rewording:
     """A question's words unlike the articles' (EMB-S's reworded queries, OURS): what a person who had not read the
-    article would ask ("Who was the mom of the fiction writer who hailed from Lolan?"), so that a lexical retriever
+    article would ask ("Who was the mom of the fiction writer whose hometown was Lolan?"), so that a lexical retriever
     finds only the names.
 
     Attributes:

@@ -282,7 +282,7 @@ REWORDED = Rewording(
     clauses={
         'located_in': 'found inside {o}', 'capital': 'with {o} as seat of government',
         'headquartered_in': 'that operates out of {o}', 'formed_in': 'that first assembled in {o}',
-        'founded_by': 'that {o} started', 'born_in': 'hailing from {o}', 'father': 'whose dad was {o}',
+        'founded_by': 'that {o} started', 'born_in': 'whose hometown was {o}', 'father': 'whose dad was {o}',
         'mother': 'whose mom was {o}', 'educated_at': 'who was an alumnus of {o}',
         'employed_by': 'who was on the payroll of {o}', 'member_of': 'who played in {o}',
         'party_member': 'who signed up to {o}', 'died_in': 'who breathed their last in {o}',

@@ -80,7 +80,7 @@ def test_descriptions_read_in_both_languages(world: World) -> None:
         f"the novelist who was born in {city_en} and who studied at {uni_en}")
     assert render(world, person.id, "zh", (born, studied)) == f"出生于{city_zh}、毕业于{uni_zh}的小说家"
     assert render(world, person.id, "en", (born, studied), reworded=True) == (
-        f"the fiction writer hailing from {city_en} and who was an alumnus of {uni_en}")
+        f"the fiction writer whose hometown was {city_en} and who was an alumnus of {uni_en}")
     assert render(world, person.id, "zh", (born, studied), reworded=True) == f"老家在{city_zh}、母校是{uni_zh}的写故事的作家"
     assert named(world, person.id, "en") == Description(world.name(person.id, "en"))
 
