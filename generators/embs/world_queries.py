@@ -57,6 +57,7 @@ HOPS_OF_TYPE: dict[str, tuple[Hop, ...]] = {
     t: tuple(h for h in HOPS if t in h.subjects) for t in {t for h in HOPS for t in h.subjects}
 }
 
+
 @dataclass(frozen=True)
 class Wording:
     """How queries are worded (OURS; issue 39's levers for the paper's retrieval difficulty).
