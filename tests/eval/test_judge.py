@@ -5,10 +5,7 @@ benchmark without a rubric is refused in one line that names the benchmarks that
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
 
 import pytest
 from click.testing import CliRunner
@@ -23,30 +20,13 @@ from eval.judge import judge_run
 from eval.rubric import LlmJudge, Verdict, read_verdicts
 from eval.runner import RunSpec, run
 from eval.store import RunDirectory
-from needlework.backends.base import Message, Outcome, SampleError
+from needlework.backends.base import Outcome, SampleError
 from needlework.errors import SpecError
 from tests.support.releases import write_test_release
 from tests.support.scripted import ScriptedBackend
 from tests.support.toy_task import TOY_ROWS as ROWS
 from tests.support.toy_task import TOY_SCHEMA as SCHEMA
-from tests.support.toy_task import EchoTask
-
-
-@dataclass(frozen=True)
-class ScaleRubric:
-    """Grades 0-5: exactly one integer after stripping whitespace, else no verdict (and counted)."""
-
-    verdict_field: str = "verdict"
-
-    def messages(self, row: Mapping[str, Any], answer: str) -> tuple[Message, ...]:
-        return ({"role": "user", "content": f"Question: {row['question']}\nAnswer: {answer}\nGrade 0-5."},)
-
-    def parse(self, raw: str) -> int | None:
-        text = raw.strip()
-        return int(text) if re.fullmatch(r"[0-5]", text) else None
-
-    def score(self, verdict: int | None) -> float | None:
-        return None if verdict is None else verdict / 5
+from tests.support.toy_task import EchoTask, ScaleRubric
 
 
 RUBRIC = ScaleRubric()

@@ -18,8 +18,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,6 @@ from eval.count import count_run
 from eval.store import RunDirectory, is_done
 from eval.suite_file import SuiteError, load_suite
 from eval.suite_run import RunOptions, check_entries, count_plans, plan_suite
-from needlework.backends.base import Message
 from tests.support.releases import (  # noqa: F401 - eval_release and release_rows are fixtures
     CONFIGS,
     MODEL,
@@ -48,7 +46,7 @@ from tests.support.releases import (  # noqa: F401 - eval_release and release_ro
     write_test_release,
 )
 from tests.support.signals import with_default_signals
-from tests.support.toy_task import TOY_ROWS, TOY_SCHEMA, EchoTask
+from tests.support.toy_task import TOY_ROWS, TOY_SCHEMA, EchoTask, ScaleRubric
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "suites"
@@ -264,24 +262,8 @@ def test_a_missing_suite_file_is_one_line(tmp_path):
 
 # --- judges -------------------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class GradeRubric:
-    """Grades 0-5, a bare integer."""
-
-    verdict_field: str = "verdict"
-
-    def messages(self, row: Mapping[str, Any], answer: str) -> tuple[Message, ...]:
-        return ({"role": "user", "content": f"Grade 0-5. Question: {row['question']} Answer: {answer}"},)
-
-    def parse(self, raw: str) -> int | None:
-        return int(raw.strip()) if re.fullmatch(r"[0-5]", raw.strip()) else None
-
-    def score(self, verdict: int | None) -> float | None:
-        return None if verdict is None else verdict / 5
-
-
 TOY = Benchmark(id="toy", tasks={"toy/echo": lambda options: EchoTask("toy/echo", options)},
-                task_for_row=lambda row: "toy/echo", judge=GradeRubric())
+                task_for_row=lambda row: "toy/echo", judge=ScaleRubric())
 
 
 @pytest.fixture()
@@ -310,7 +292,7 @@ def test_entries_whose_benchmark_has_a_judge_are_judged_once(workdir, release_ro
     assert f"[2] toy: judged by {MODEL} at {server.base_url}" in result.output
     verdicts = RunDirectory(workdir / "eval-runs/toy" / MODEL).latest_judgements()
     assert sorted(v["verdict"] for v in verdicts.values()) == [4, 4, 4, 4]
-    judge_payloads = [p for p in script.payloads if p["messages"][0]["content"].startswith("Grade 0-5")]
+    judge_payloads = [p for p in script.payloads if p["messages"][0]["content"].endswith("Grade 0-5.")]
     assert len(judge_payloads) == 4 and all(p["max_tokens"] == 4 for p in judge_payloads)
     assert not (workdir / "eval-runs/rulerv2" / MODEL / "judge.jsonl").exists()  # RULERv2 has no judge
 

@@ -1,8 +1,9 @@
-"""A toy benchmark's rows and task for tests of eval's general machinery (the judge loop, suites): the input
-as one user turn, the answer after reasoning, exact match."""
+"""A toy benchmark's rows, task and judge rubric for tests of eval's general machinery (the judge loop, suites):
+the input as one user turn, the answer after reasoning, exact match, graded 0-5 by a judge."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,3 +42,20 @@ class EchoTask:
 
     def score(self, prediction: str, references: Sequence[str]) -> float:
         return float(prediction in references)
+
+
+@dataclass(frozen=True)
+class ScaleRubric:
+    """Grades 0-5: exactly one integer after stripping whitespace, else no verdict (and counted)."""
+
+    verdict_field: str = "verdict"
+
+    def messages(self, row: Mapping[str, Any], answer: str) -> tuple[Message, ...]:
+        return ({"role": "user", "content": f"Question: {row['question']}\nAnswer: {answer}\nGrade 0-5."},)
+
+    def parse(self, raw: str) -> int | None:
+        text = raw.strip()
+        return int(text) if re.fullmatch(r"[0-5]", text) else None
+
+    def score(self, verdict: int | None) -> float | None:
+        return None if verdict is None else verdict / 5
