@@ -206,8 +206,7 @@ def entry_spec(entry: SuiteEntry, options: RunOptions, output_dir: Path | None =
     return RunSpec(
         dataset=entry.dataset, configs=entry.configs, model=options.model, backend=options.backend,  # type: ignore[arg-type]
         revision=entry.revision, split=entry.split, base_url=options.base_url, concurrency=options.concurrency,
-        limit=entry.limit, select=RowSelection(entry.lengths, entry.sizes, entry.buckets, entry.scales, entry.retrievers,
-                                               entry.tasks),
+        limit=entry.limit, select=RowSelection(**{name: getattr(entry, name) for name in SELECTED_COLUMNS}),
         generation=dict(entry.generation), seed=entry.seed, output_dir=output_dir, max_error_rate=options.max_error_rate,
         timeout_s=options.timeout_s, max_retries=options.max_retries, task_options=options_of_task,
         api_key_env=options.api_key_env, max_model_len=options.max_model_len, wait_for_server_s=options.wait_for_server_s,
