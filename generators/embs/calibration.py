@@ -59,7 +59,7 @@ def found_outright(gold_ranks: Sequence[int]) -> bool:
     return max(gold_ranks) <= (1 if len(gold_ranks) == 1 else FULL_RECALL_K)
 
 
-def found_cap(quota: int, share: float) -> int:
+def quota_share(quota: int, share: float) -> int:
     """``share`` of a ``quota``, rounded half up: how many queries of an outcome it admits ahead of the others."""
     return int(quota * share + 0.5)
 
@@ -79,8 +79,8 @@ def outcome(gold_ranks: Sequence[int]) -> str:
 def outcome_caps(quota: int, found_share: float, near_share: float) -> dict[str, int]:
     """Queries of each outcome a ``quota`` admits ahead of the others: ``found_share`` and ``near_share`` of it
     (rounded half up, near within what found leaves), the rest missed."""
-    found = found_cap(quota, found_share)
-    near = min(found_cap(quota, near_share), quota - found)
+    found = quota_share(quota, found_share)
+    near = min(quota_share(quota, near_share), quota - found)
     return {"found": found, "near": near, "missed": quota - found - near}
 
 

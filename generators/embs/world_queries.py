@@ -211,11 +211,12 @@ def _referred(world: World, lang: str, ref: Description, compose: Callable[..., 
     return (text, needed, ref.mention) if exact_evidence(world, lang, text, answer, needed, refs) else None
 
 
-def _refer_or_name(world: World, solver: FactSolver, entity: int, lang: str, seed: int, wording: Wording,
-                   usable: Sequence[Fact], compose: Callable[..., str], answer: int | str,
+def _refer_or_name(world: World, solver: FactSolver, entity: int, lang: str, seed: int, described_share: float,
+                   reworded: bool, usable: Sequence[Fact], compose: Callable[..., str], answer: int | str,
                    required: tuple[Fact, ...], refs: Collection[int]) -> tuple[str, tuple[Fact, ...], str] | None:
-    """The question with its start entity described (:func:`reference`) when that is exact, else named."""
-    ref = reference(world, solver, entity, lang, seed, wording.described_share, usable, wording.reworded(seed, entity))
+    """The question with its start entity described (:func:`reference`, ``reworded`` or not) when that is exact, else
+    named."""
+    ref = reference(world, solver, entity, lang, seed, described_share, usable, reworded)
     described = _referred(world, lang, ref, compose, answer, required, refs) if ref.facts else None
     return described or _referred(world, lang, named(world, entity, lang), compose, answer, required, refs)
 
@@ -243,7 +244,7 @@ def single_query(world: World, solver: FactSolver, entity: int, lang: str, domai
     if not options:
         return None
     hop, answer, fact = options[int(rng_for(seed, BENCHMARK, "single", entity).integers(len(options)))]
-    referred = _refer_or_name(world, solver, entity, lang, seed, wording,
+    referred = _refer_or_name(world, solver, entity, lang, seed, wording.described_share, reworded,
                               _usable(world, entity, {hop.relation}, {answer}), hops[hop.id][1].format, answer,
                               (fact,), (entity,))
     assert referred is not None  # the named question was checked above
@@ -279,7 +280,7 @@ def rewrite_query(
     if not options:
         return None
     hop1, mid, hop2, answer, required = options[int(rng_for(seed, BENCHMARK, "rewrite", entity).integers(len(options)))]
-    referred = _refer_or_name(world, solver, entity, lang, seed, wording,
+    referred = _refer_or_name(world, solver, entity, lang, seed, wording.described_share, reworded,
                               _usable(world, entity, {hop1.relation}, {mid, answer}),
                               lambda x: _two_hops(hops, hop1, hop2, x), answer, required, (entity, mid))
     assert referred is not None  # the named question was checked above
@@ -340,8 +341,8 @@ def atomize_query(world: World, solver: FactSolver, entity: int, lang: str, doma
     allowed = set(_usable(world, entity, {first[0].relation, second[0].relation}, {first[1], second[1]}))
     usable = [f for f, sentence in zip(facts, art.fact_sentences)
               if f in allowed and any(sentence in texts[k] for k in piece_of)]  # stated by the RefList pieces
-    referred = _refer_or_name(world, solver, entity, lang, seed, wording, usable, conjunction, answer,
-                              (first[2], second[2]), (entity,))
+    referred = _refer_or_name(world, solver, entity, lang, seed, wording.described_share, reworded, usable, conjunction,
+                              answer, (first[2], second[2]), (entity,))
     if referred is None:
         return None
     text, required, mention = referred

@@ -17,7 +17,7 @@ from builders.embs_world import (
     instruction_tokens,
 )
 from generators.embs import collisions
-from generators.embs.calibration import found_cap, found_outright, outcome, outcome_caps
+from generators.embs.calibration import quota_share, found_outright, outcome, outcome_caps
 from generators.embs.world_queries import WorldQuery
 from needlework.tokens import TokenCounter
 
@@ -31,7 +31,7 @@ def test_found_outright_is_what_table_3_counts() -> None:
     """R@1 for one gold document, FR@10 for several (A.5)."""
     assert found_outright([1]) and not found_outright([2])
     assert found_outright([3, 10]) and not found_outright([1, 11])
-    assert [found_cap(12, 0.55), found_cap(6, 0.55), found_cap(1, 0.55), found_cap(4, 1.0)] == [7, 3, 1, 4]
+    assert [quota_share(12, 0.55), quota_share(6, 0.55), quota_share(1, 0.55), quota_share(4, 1.0)] == [7, 3, 1, 4]
 
 
 def test_outcomes_and_their_caps() -> None:
